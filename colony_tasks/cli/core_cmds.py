@@ -1,0 +1,152 @@
+"""Commands over the foundation: status, sessions, tasks, search."""
+
+from __future__ import annotations
+
+import click
+
+from .. import paths
+from .. import search as search_mod
+from .. import sessions as sessions_mod
+from ..render import item_line
+from ..store import Store
+from ..timefmt import ago, iso
+from . import cli
+from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@json_option
+@with_store
+def status(store: Store, as_json: bool) -> None:
+    """Store path, schema version and counts."""
+    data = {
+        "home": str(paths.home()),
+        "database": store.path,
+        "schema_version": store.schema_version(),
+        **store.counts(),
+    }
+    emit(as_json, data, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--active", is_flag=True, help="Only sessions that have not ended.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+@with_store
+def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
+    """List sessions, most recently seen first."""
+    found = store.list_sessions(active_only=active, limit=limit)
+
+    def render() -> str:
+        if not found:
+            return "No sessions yet. They appear when an agent with the hooks installed starts."
+        rows = [
+            [s.handle, s.agent, "ended" if s.ended_at else "active", ago(s.last_seen_at), s.cwd]
+            for s in found
+        ]
+        return table(rows, ["HANDLE", "AGENT", "STATE", "LAST SEEN", "CWD"])
+
+    emit(as_json, found, render)
+
+
+@cli.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--status",
+    "status_",
+    default="open",
+    show_default=True,
+    type=click.Choice(["open", "done", "all"]),
+)
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+@click.pass_context
+def tasks(ctx: click.Context, status_: str, limit: int, as_json: bool) -> None:
+    """List tasks (default), or `tasks show TASK_ID`."""
+    if ctx.invoked_subcommand is not None:
+        return
+    _list_tasks(status_, limit, as_json)
+
+
+@with_store
+def _list_tasks(store: Store, status_: str, limit: int, as_json: bool) -> None:
+    found = store.list_tasks(status=status_, limit=limit)
+
+    def render() -> str:
+        if not found:
+            return "No tasks yet. A lane task is created when the first session joins a lane."
+        rows = [
+            [
+                str(t["id"]),
+                t["title"],
+                t["mode"],
+                t["status"],
+                str(t["participants"]),
+                ago(t["last_activity"]),
+            ]
+            for t in found
+        ]
+        return table(rows, ["ID", "TITLE", "MODE", "STATUS", "PEOPLE", "LAST ACTIVITY"])
+
+    emit(as_json, found, render)
+
+
+@tasks.command("show", context_settings=CONTEXT_SETTINGS)
+@click.argument("task_id", type=int)
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+@with_store
+def tasks_show(store: Store, task_id: int, limit: int, as_json: bool) -> None:
+    """Show a task and its thread as a timeline."""
+    task = sessions_mod.get_task(store, task_id)
+    people = store.participants(task.id)
+    items = store.timeline(task.id, limit=limit)
+    lane = store.get_lane(task.lane_id) if task.lane_id else None
+    data = {
+        "task": task,
+        "lane": lane,
+        "participants": people,
+        "timeline": items,
+    }
+
+    def render() -> str:
+        lines = [f"Task {task.id}: {task.title} [{task.mode}, {task.status}]"]
+        if lane:
+            lines.append(f"Lane: {lane.root} @ {lane.branch or '(no branch)'}")
+        who = ", ".join(
+            f"{p.handle} ({'ended' if p.ended_at else ago(p.last_seen_at)})" for p in people
+        )
+        lines.append(f"Participants: {who or 'none'}")
+        lines.append("")
+        if not items:
+            lines.append("No activity yet.")
+        for obs in items:
+            lines.append(f"{iso(obs.created_at)}  {item_line(obs)}")
+        return "\n".join(lines)
+
+    emit(as_json, data, render)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("query")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--task", "task_id", type=int, help="Only this task.")
+@click.option("--kind", "kinds", multiple=True, help="Only these kinds (repeatable).")
+@json_option
+@with_store
+def search(
+    store: Store, query: str, limit: int, task_id: int | None, kinds: tuple[str, ...], as_json: bool
+) -> None:
+    """Search everything agents did and said."""
+    hits = search_mod.keyword_search(
+        store, query, limit=limit, task_id=task_id, kinds=kinds or None
+    )
+
+    def render() -> str:
+        if not hits:
+            return f"No matches for {query!r}."
+        return "\n".join(
+            f"#{h.id} {h.kind} {h.author or '?'} task {h.task_id or '-'} {ago(h.created_at)}: {h.snippet}"
+            for h in hits
+        )
+
+    emit(as_json, hits, render)

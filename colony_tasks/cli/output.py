@@ -1,0 +1,62 @@
+"""One output convention for every command: human-readable text, or ``--json``."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..store import Store, open_default
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def json_option(func: Callable) -> Callable:
+    """Adds ``--json``; the command receives ``as_json``."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")(func)
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def emit(as_json: bool, data: Any, render: Callable[[], str]) -> None:
+    """Print ``data`` as JSON, or the text ``render()`` returns."""
+    if as_json:
+        click.echo(json.dumps(data, default=_plain, ensure_ascii=False, indent=2))
+    else:
+        text = render()
+        if text:
+            click.echo(text)
+
+
+def with_store(func: Callable) -> Callable:
+    """Opens the default store for the command and closes it afterwards."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        store: Store = open_default()
+        try:
+            return func(store, *args, **kwargs)
+        finally:
+            store.close()
+
+    return wrapper
+
+
+def table(rows: list[list[str]], headers: list[str]) -> str:
+    if not rows:
+        return ""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""Resolve a working directory to its lane (repository identity + branch) without running git.
+
+The repository identity is the real path of the git *common* dir, so linked worktrees of one
+repository share it. A submodule has its own git dir (``.git/modules/<name>`` of its parent), so
+it is its own repository. Detached HEAD gives the branch ``detached@<sha7>``; an unborn branch
+keeps its name; a folder outside any repository is its own lane with an empty branch.
+Standard library only: the hook path imports this module.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LaneInfo:
+    repo_id: str  # real path of the git common dir, or of the folder outside git
+    root: str  # the working tree's top folder (what paths are relative to)
+    repo_name: str
+    branch: str
+    git_dir: str | None = None
+
+    @property
+    def is_git(self) -> bool:
+        return self.git_dir is not None
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def _find_dot_git(start: str) -> tuple[str, str] | None:
+    """The nearest ancestor holding ``.git``: (worktree root, path of .git)."""
+    current = start
+    while True:
+        candidate = os.path.join(current, ".git")
+        if os.path.exists(candidate):
+            return current, candidate
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _git_dir(dot_git: str, root: str) -> str | None:
+    if os.path.isdir(dot_git):
+        return dot_git
+    content = _read(dot_git)
+    if not content or not content.startswith("gitdir:"):
+        return None
+    target = content[len("gitdir:") :].strip()
+    if not os.path.isabs(target):
+        target = os.path.join(root, target)
+    return os.path.normpath(target)
+
+
+def _common_dir(git_dir: str) -> str:
+    pointer = _read(os.path.join(git_dir, "commondir"))
+    if not pointer:
+        return git_dir
+    if not os.path.isabs(pointer):
+        pointer = os.path.join(git_dir, pointer)
+    return os.path.normpath(pointer)
+
+
+def _branch(git_dir: str) -> str:
+    head = _read(os.path.join(git_dir, "HEAD")) or ""
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        return ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ref
+    if head:
+        return f"detached@{head[:7]}"
+    return ""
+
+
+def _repo_name(common_dir: str, root: str) -> str:
+    if os.path.basename(common_dir) == ".git":
+        return os.path.basename(os.path.dirname(common_dir)) or root
+    parts = common_dir.replace("\\", "/").split("/")
+    if ".git" in parts and "modules" in parts:  # submodule git dir: .git/modules/<name>
+        return os.path.basename(root)
+    name = os.path.basename(common_dir)
+    return name[:-4] if name.endswith(".git") else name
+
+
+def resolve(cwd: str) -> LaneInfo:
+    """The lane of ``cwd``. Never raises for a missing folder: it becomes a non-git lane."""
+    start = os.path.realpath(os.path.expanduser(cwd or "."))
+    found = _find_dot_git(start)
+    if found:
+        root, dot_git = found
+        git_dir = _git_dir(dot_git, root)
+        if git_dir and os.path.isdir(git_dir):
+            common = os.path.realpath(_common_dir(git_dir))
+            return LaneInfo(
+                repo_id=common,
+                root=root,
+                repo_name=_repo_name(common, root),
+                branch=_branch(git_dir),
+                git_dir=os.path.realpath(git_dir),
+            )
+    return LaneInfo(
+        repo_id=start, root=start, repo_name=os.path.basename(start) or start, branch=""
+    )

@@ -1,0 +1,44 @@
+"""Compact one-line renderings of thread items, shared by the CLI, hooks and MCP tools.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+from .models import Observation
+from .timefmt import ago
+
+LINE_CHARS = 240
+KIND_LABEL = {
+    "note": "note",
+    "question": "QUESTION",
+    "answer": "answer",
+    "handoff": "HANDOFF",
+    "accept": "accepted handoff",
+    "decision": "DECISION",
+    "blocker": "BLOCKER",
+    "claim": "claimed",
+    "release": "released",
+    "edit": "edited",
+    "prompt": "prompt",
+    "command": "ran",
+}
+
+
+def clip(text: str, limit: int = LINE_CHARS) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def item_line(obs: Observation, *, now: float | None = None, limit: int = LINE_CHARS) -> str:
+    """``#12 codex-91bc QUESTION → claude-3f2a (4m ago): text``."""
+    who = obs.handle or obs.session_id or "?"
+    label = KIND_LABEL.get(obs.kind, obs.kind)
+    target = f" → {obs.to}" if obs.to and obs.to != "any" else ""
+    reply = f" (re #{obs.in_reply_to})" if obs.in_reply_to else ""
+    flag = " [urgent]" if obs.urgent else ""
+    state = (
+        f" [{obs.status}]" if obs.status and obs.kind in ("question", "handoff", "blocker") else ""
+    )
+    when = f" ({ago(obs.created_at, now)})" if now is not None else ""
+    return f"#{obs.id} {who} {label}{target}{reply}{flag}{state}{when}: {clip(obs.text, limit)}"

@@ -1,0 +1,160 @@
+"""Sessions, lanes and tasks: who is working where, and on which shared objective.
+
+Standard library only: the hook path imports this module.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import re
+from dataclasses import dataclass
+
+from . import lanes
+from .errors import Conflict, InvalidInput, NotFound
+from .models import Lane, Session, Task
+from .store import Store
+
+AGENT_KINDS = ("claude", "codex", "human")
+HANDLE_RE = re.compile(r"[^a-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class Joined:
+    session: Session
+    lane: Lane
+    task: Task
+    new_session: bool
+    new_participant: bool
+
+
+def agent_kind(agent: str | None) -> str:
+    value = (agent or "").strip().lower()
+    return value if value in AGENT_KINDS else (HANDLE_RE.sub("-", value).strip("-") or "agent")
+
+
+def make_handle(store: Store, agent: str, session_id: str) -> str:
+    """``claude-3f2a``; longer when the short form is taken by another session."""
+    digest = hashlib.sha1(session_id.encode("utf-8")).hexdigest()
+    for width in (4, 6, 8, 12, 40):
+        handle = f"{agent}-{digest[:width]}"
+        owner = store.get_session_by_handle(handle)
+        if owner is None or owner.id == session_id:
+            return handle
+    raise Conflict(f"Could not find a free handle for session {session_id}.")
+
+
+def lane_for(store: Store, cwd: str) -> Lane:
+    info = lanes.resolve(cwd)
+    return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch)
+
+
+def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:
+    """The lane's open task, created on first use (title ``<repo-name>@<branch>``)."""
+    task = store.open_lane_task(lane.id)
+    if task is not None:
+        return task
+    title = f"{lane.repo_name}@{lane.branch}" if lane.branch else lane.repo_name
+    with store.transaction():
+        task = store.open_lane_task(lane.id)
+        if task is None:
+            task_id = store.insert_task(title, mode="lane", lane_id=lane.id, created_by=created_by)
+            task = store.get_task(task_id)
+    assert task is not None
+    return task
+
+
+def register(
+    store: Store,
+    session_id: str,
+    *,
+    agent: str,
+    cwd: str,
+    agent_pid: int | None = None,
+    handle: str | None = None,
+) -> Joined:
+    """Register or refresh a session, resolve its lane and join the lane task (idempotent)."""
+    session_id = (session_id or "").strip()
+    if not session_id:
+        raise InvalidInput("A session needs a non-empty session id.")
+    kind = agent_kind(agent)
+    lane = lane_for(store, cwd)
+    with store.transaction():
+        existing = store.get_session(session_id)
+        if existing is None:
+            chosen = _free_handle(store, handle, session_id) if handle else None
+            store.insert_session(
+                session_id,
+                chosen or make_handle(store, kind, session_id),
+                kind,
+                cwd,
+                lane.id,
+                agent_pid,
+            )
+        else:
+            store.refresh_session(
+                session_id, cwd=cwd, lane_id=lane.id, agent_pid=agent_pid, reopen=True
+            )
+        task = lane_task(store, lane, created_by=session_id)
+        new_participant = store.add_participant(task.id, session_id)
+        session = store.get_session(session_id)
+    assert session is not None
+    return Joined(session, lane, task, existing is None, new_participant)
+
+
+def _free_handle(store: Store, wanted: str, session_id: str) -> str:
+    base = HANDLE_RE.sub("-", wanted.strip().lower()).strip("-") or "human"
+    candidate, n = base, 2
+    while True:
+        owner = store.get_session_by_handle(candidate)
+        if owner is None or owner.id == session_id:
+            return candidate
+        candidate, n = f"{base}-{n}", n + 1
+
+
+def human_session(store: Store, name: str | None, cwd: str) -> Session:
+    """The CLI's human participant: one session per name, handle = the name."""
+    name = (name or getpass.getuser() or "human").strip()
+    joined = register(store, f"human:{name}", agent="human", cwd=cwd, handle=name)
+    return joined.session
+
+
+def find_session(store: Store, ref: str) -> Session:
+    """A session by id or handle, or :class:`NotFound` with the next step."""
+    ref = (ref or "").strip()
+    session = store.get_session(ref) or store.get_session_by_handle(ref)
+    if session is None:
+        raise NotFound(
+            f"Session {ref!r} does not exist. List sessions with `colony-tasks sessions`."
+        )
+    return session
+
+
+def get_task(store: Store, task_id: int) -> Task:
+    task = store.get_task(int(task_id))
+    if task is None:
+        raise NotFound(f"Task {task_id} does not exist. List tasks with `colony-tasks tasks`.")
+    return task
+
+
+def create_task(store: Store, title: str, *, created_by: str | None = None) -> Task:
+    title = (title or "").strip()
+    if not title:
+        raise InvalidInput("A task needs a non-empty title.")
+    with store.transaction():
+        task_id = store.insert_task(title, mode="task", created_by=created_by)
+        if created_by:
+            store.add_participant(task_id, created_by)
+    return get_task(store, task_id)
+
+
+def join(store: Store, session_id: str, task_id: int) -> bool:
+    """Join a task (idempotent); True when newly joined."""
+    task = get_task(store, task_id)
+    if task.status != "open":
+        raise Conflict(f"Task {task.id} is {task.status}; it takes no new participants.")
+    return store.add_participant(task.id, session_id)
+
+
+def end(store: Store, session_id: str) -> None:
+    store.end_session(session_id)

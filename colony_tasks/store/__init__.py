@@ -1,0 +1,48 @@
+"""The colony store: the one place that runs SQL.
+
+Data model
+----------
+A **lane** is a (repository, branch) pair; the repository is identified by the real path of its
+git *common* dir so linked worktrees share it. A **session** is one agent run (Claude Code,
+Codex, or a human at the CLI), keyed by the agent's own session id, with a short unique
+``handle`` for addressing and the agent process id its hooks run under. A **task** is a shared
+objective with a thread; every lane has at most one open *lane task* (a partial unique index
+enforces it), and tasks can also be created without a lane. **Participants** join sessions to
+tasks and carry each session's delivery ``cursor``: the highest observation id of that task it has
+been given.
+
+Everything recorded is an **observation**: prompts, edits, commands, tool uses, lifecycle events
+and thread messages (``note``, ``question``, ``answer``, ``handoff``, ``accept``, ``decision``,
+``blocker``, ``claim``, ``release``). Messages carry an addressee (``to_target``), a reply link,
+an urgency flag and a ``status`` for items that wait on someone (a pending question or handoff,
+an open blocker). ``observation_paths`` lists the repo-relative paths an observation touched.
+``observations_fts`` is an FTS5 index over the original (redacted) text, kept in sync by
+triggers. ``recipients`` records, per addressed session, whether a directed message has been
+delivered into its context. ``claims`` are advisory holds on repo-relative paths or globs with
+an expiry.
+
+Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
+Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
+in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hooks import this.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import paths
+from .observations import ObservationsMixin
+from .people import PeopleMixin
+
+
+class Store(PeopleMixin, ObservationsMixin):
+    """The SQLite store; see the module docstring for the data model."""
+
+
+def open_default(**kwargs) -> Store:
+    """Open (creating if needed) the store under ``COLONY_TASKS_HOME``."""
+    paths.ensure_home()
+    return Store(paths.db_path(), **kwargs)
+
+
+__all__ = ["Store", "open_default", "Path"]

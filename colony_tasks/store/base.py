@@ -1,0 +1,148 @@
+"""Connection handling, transactions and migrations for the colony store."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from .schema import MIGRATIONS, Migration
+
+BUSY_TIMEOUT_MS = 5000
+
+
+class StoreBase:
+    """One SQLite connection in autocommit mode, WAL, ``synchronous=NORMAL``.
+
+    Writes that read then write run inside :meth:`transaction` (``BEGIN IMMEDIATE``), which
+    nests: an inner ``transaction()`` joins the outer one.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> None:
+        self.path = str(path)
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._depth = 0
+        if self.path != ":memory:":
+            paths.touch_private(Path(self.path))
+        self.conn = sqlite3.connect(
+            self.path,
+            isolation_level=None,
+            timeout=busy_timeout_ms / 1000,
+            check_same_thread=False,
+        )
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.migrate(migrations)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> StoreBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> float:
+        return self.clock()
+
+    # -- migrations ------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
+        """Apply pending migrations; costs one ``PRAGMA user_version`` when up to date."""
+        target = migrations[-1].version if migrations else 0
+        if self.schema_version() >= target:
+            return []
+        applied = []
+        for migration in migrations:
+            # Re-read inside the loop: another process may have migrated meanwhile.
+            if migration.version <= self.schema_version():
+                continue
+            self._apply(migration)
+            applied.append(migration.version)
+        return applied
+
+    def _apply(self, migration: Migration) -> None:
+        script = (
+            "BEGIN IMMEDIATE;\n"
+            f"{migration.sql}\n;"
+            "INSERT INTO schema_migrations(version, name, applied_at) VALUES "
+            f"({int(migration.version)}, '{migration.name}', {self.now()!r});\n"
+            f"PRAGMA user_version = {int(migration.version)};\n"
+            "COMMIT;"
+        )
+        with self._lock:
+            # A concurrent process may have applied it between our check and our lock.
+            if self.schema_version() >= migration.version:
+                return
+            try:
+                self.conn.executescript(script)
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                if self.schema_version() >= migration.version:
+                    return
+                raise
+
+    def applied_migrations(self) -> list[dict[str, Any]]:
+        rows = self.conn.execute(
+            "SELECT version, name, applied_at FROM schema_migrations ORDER BY version"
+        )
+        return [dict(row) for row in rows]
+
+    # -- transactions ----------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any exception. Nests."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self.conn
+                finally:
+                    self._depth -= 1
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self._depth = 0
+                self.conn.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    def _all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def _one(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchone()
+
+    def _run(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self.conn.execute(sql, params)

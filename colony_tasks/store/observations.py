@@ -1,0 +1,246 @@
+"""SQL for observations, their touched paths and full-text search."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..models import Observation, load_meta
+from ..redact import redact, redact_value
+from .base import StoreBase
+
+OBS_COLUMNS = (
+    "o.id, o.session_id, o.task_id, o.kind, o.text, o.meta, o.created_at, o.to_target,"
+    " o.in_reply_to, o.urgent, o.status, s.handle"
+)
+OBS_FROM = "observations o LEFT JOIN sessions s ON s.id = o.session_id"
+
+
+def row_to_observation(row: sqlite3.Row) -> Observation:
+    return Observation(
+        id=row["id"],
+        session_id=row["session_id"],
+        task_id=row["task_id"],
+        kind=row["kind"],
+        text=row["text"],
+        meta=load_meta(row["meta"]),
+        created_at=row["created_at"],
+        to=row["to_target"],
+        in_reply_to=row["in_reply_to"],
+        urgent=bool(row["urgent"]),
+        status=row["status"],
+        handle=row["handle"],
+    )
+
+
+class ObservationsMixin(StoreBase):
+    def add_observation(
+        self,
+        kind: str,
+        text: str,
+        *,
+        session_id: str | None = None,
+        task_id: int | None = None,
+        meta: dict[str, Any] | None = None,
+        to: str | None = None,
+        in_reply_to: int | None = None,
+        urgent: bool = False,
+        status: str | None = None,
+        paths: Iterable[str] = (),
+        repo_id: str | None = None,
+    ) -> int:
+        """Insert one observation (text and meta redacted) and its touched paths."""
+        clean_meta = redact_value(meta) if meta else {}
+        with self.transaction():
+            cursor = self._run(
+                "INSERT INTO observations(session_id, task_id, kind, text, meta, created_at,"
+                " to_target, in_reply_to, urgent, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    task_id,
+                    kind,
+                    redact(text),
+                    json.dumps(clean_meta, ensure_ascii=False, separators=(",", ":")),
+                    self.now(),
+                    to,
+                    in_reply_to,
+                    int(bool(urgent)),
+                    status,
+                ),
+            )
+            obs_id = int(cursor.lastrowid)
+            if repo_id:
+                rows = [(obs_id, repo_id, p) for p in dict.fromkeys(paths) if p]
+                if rows:
+                    self.conn.executemany(
+                        "INSERT OR IGNORE INTO observation_paths(observation_id, repo_id, path)"
+                        " VALUES (?, ?, ?)",
+                        rows,
+                    )
+        return obs_id
+
+    def get_observations(self, ids: Sequence[int]) -> list[Observation]:
+        ids = [int(i) for i in ids][:500]
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self._all(f"SELECT {OBS_COLUMNS} FROM {OBS_FROM} WHERE o.id IN ({marks})", ids)
+        by_id = {row["id"]: row_to_observation(row) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def get_observation(self, obs_id: int) -> Observation | None:
+        found = self.get_observations([obs_id])
+        return found[0] if found else None
+
+    def timeline(
+        self,
+        task_id: int,
+        *,
+        limit: int = 50,
+        before_id: int | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[Observation]:
+        """The task's observations, oldest first (the newest ``limit`` before ``before_id``)."""
+        where = ["o.task_id = ?"]
+        params: list[Any] = [task_id]
+        if before_id is not None:
+            where.append("o.id < ?")
+            params.append(before_id)
+        if kinds:
+            where.append(f"o.kind IN ({','.join('?' * len(kinds))})")
+            params.extend(kinds)
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS} FROM {OBS_FROM} WHERE {' AND '.join(where)}"
+            " ORDER BY o.id DESC LIMIT ?",
+            (*params, limit),
+        )
+        return [row_to_observation(r) for r in reversed(rows)]
+
+    def observations_after(
+        self, task_id: int, after_id: int, *, kinds: Sequence[str], limit: int = 1000
+    ) -> list[Observation]:
+        marks = ",".join("?" * len(kinds))
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS} FROM {OBS_FROM} WHERE o.task_id = ? AND o.id > ?"
+            f" AND o.kind IN ({marks}) ORDER BY o.id LIMIT ?",
+            (task_id, after_id, *kinds, limit),
+        )
+        return [row_to_observation(r) for r in rows]
+
+    def max_observation_id(self, task_id: int | None = None) -> int:
+        if task_id is None:
+            row = self._one("SELECT MAX(id) FROM observations")
+        else:
+            row = self._one("SELECT MAX(id) FROM observations WHERE task_id = ?", (task_id,))
+        return int(row[0] or 0) if row else 0
+
+    def count_observations(self, task_id: int | None = None) -> int:
+        if task_id is None:
+            row = self._one("SELECT COUNT(*) FROM observations")
+        else:
+            row = self._one("SELECT COUNT(*) FROM observations WHERE task_id = ?", (task_id,))
+        return int(row[0]) if row else 0
+
+    def set_observation_status(
+        self, obs_id: int, status: str, *, resolved_by: str | None = None
+    ) -> None:
+        self._run(
+            "UPDATE observations SET status = ?, resolved_by = ?, resolved_at = ? WHERE id = ?",
+            (status, resolved_by, self.now() if resolved_by else None, obs_id),
+        )
+
+    def resolution(self, obs_id: int) -> tuple[str | None, str | None]:
+        row = self._one("SELECT status, resolved_by FROM observations WHERE id = ?", (obs_id,))
+        return (row["status"], row["resolved_by"]) if row else (None, None)
+
+    # -- paths -----------------------------------------------------------------------------
+
+    def touched_paths(self, session_id: str, repo_id: str, since: float) -> set[str]:
+        rows = self._all(
+            "SELECT DISTINCT p.path FROM observations o"
+            " JOIN observation_paths p ON p.observation_id = o.id"
+            " WHERE o.session_id = ? AND p.repo_id = ? AND o.created_at >= ?",
+            (session_id, repo_id, since),
+        )
+        return {r[0] for r in rows}
+
+    def recent_edits(
+        self, repo_id: str, paths: Sequence[str], since: float, *, exclude_session: str
+    ) -> list[dict[str, Any]]:
+        if not paths:
+            return []
+        marks = ",".join("?" * len(paths))
+        rows = self._all(
+            f"SELECT p.path, o.id, o.session_id, s.handle, o.created_at, l.branch"
+            f" FROM observation_paths p JOIN observations o ON o.id = p.observation_id"
+            f" LEFT JOIN sessions s ON s.id = o.session_id"
+            f" LEFT JOIN lanes l ON l.id = s.lane_id"
+            f" WHERE p.repo_id = ? AND p.path IN ({marks}) AND o.kind = 'edit'"
+            f" AND o.created_at >= ? AND o.session_id != ?"
+            f" ORDER BY o.id DESC",
+            (repo_id, *paths, since, exclude_session),
+        )
+        return [dict(r) for r in rows]
+
+    def observation_paths(self, obs_ids: Sequence[int]) -> dict[int, list[str]]:
+        if not obs_ids:
+            return {}
+        marks = ",".join("?" * len(obs_ids))
+        found: dict[int, list[str]] = {}
+        for row in self._all(
+            f"SELECT observation_id, path FROM observation_paths WHERE observation_id IN ({marks})",
+            list(obs_ids),
+        ):
+            found.setdefault(row[0], []).append(row[1])
+        return found
+
+    # -- full-text search ------------------------------------------------------------------
+
+    def fts_search(
+        self,
+        match: str,
+        *,
+        limit: int = 20,
+        task_id: int | None = None,
+        kinds: Sequence[str] | None = None,
+        session_id: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+    ) -> list[tuple[Observation, float, str]]:
+        """Run an already-escaped FTS5 ``match`` expression; (observation, bm25, snippet)."""
+        where = ["observations_fts MATCH ?"]
+        params: list[Any] = [match]
+        if task_id is not None:
+            where.append("o.task_id = ?")
+            params.append(task_id)
+        if kinds:
+            where.append(f"o.kind IN ({','.join('?' * len(kinds))})")
+            params.extend(kinds)
+        if session_id is not None:
+            where.append("(o.session_id = ? OR s.handle = ?)")
+            params.extend([session_id, session_id])
+        if since is not None:
+            where.append("o.created_at >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("o.created_at <= ?")
+            params.append(until)
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS}, bm25(observations_fts) AS score,"
+            " snippet(observations_fts, 0, '[', ']', '…', 16) AS snippet"
+            " FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid"
+            " LEFT JOIN sessions s ON s.id = o.session_id"
+            f" WHERE {' AND '.join(where)} ORDER BY score LIMIT ?",
+            (*params, limit),
+        )
+        return [(row_to_observation(r), float(r["score"]), r["snippet"]) for r in rows]
+
+    def fts_row_count(self) -> int:
+        row = self._one("SELECT COUNT(*) FROM observations_fts")
+        return int(row[0]) if row else 0
+
+    def rebuild_fts(self) -> None:
+        with self.transaction():
+            self._run("INSERT INTO observations_fts(observations_fts) VALUES ('rebuild')")

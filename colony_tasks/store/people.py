@@ -1,0 +1,245 @@
+"""SQL for lanes, sessions, tasks and participants."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ..models import Lane, Session, Task
+from .base import StoreBase
+
+SESSION_COLUMNS = "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at"
+TASK_COLUMNS = "id, title, mode, status, lane_id, created_by, created_at, closed_at"
+
+
+def _session(row: sqlite3.Row | None) -> Session | None:
+    return Session(**dict(row)) if row else None
+
+
+def _task(row: sqlite3.Row | None) -> Task | None:
+    return Task(**dict(row)) if row else None
+
+
+class PeopleMixin(StoreBase):
+    # -- lanes -----------------------------------------------------------------------------
+
+    def upsert_lane(self, repo_id: str, root: str, repo_name: str, branch: str) -> Lane:
+        row = self._one(
+            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
+            (repo_id, branch),
+        )
+        if row is None:
+            with self.transaction():
+                self._run(
+                    "INSERT OR IGNORE INTO lanes(repo_id, root, repo_name, branch, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (repo_id, root, repo_name, branch, self.now()),
+                )
+                row = self._one(
+                    "SELECT id, repo_id, root, repo_name, branch FROM lanes"
+                    " WHERE repo_id = ? AND branch = ?",
+                    (repo_id, branch),
+                )
+        assert row is not None
+        return Lane(**dict(row))
+
+    def get_lane(self, lane_id: int) -> Lane | None:
+        row = self._one(
+            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE id = ?", (lane_id,)
+        )
+        return Lane(**dict(row)) if row else None
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def get_session(self, session_id: str) -> Session | None:
+        return _session(
+            self._one(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        )
+
+    def get_session_by_handle(self, handle: str) -> Session | None:
+        return _session(
+            self._one(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE handle = ?", (handle,))
+        )
+
+    def handle_taken(self, handle: str) -> bool:
+        return self._one("SELECT 1 FROM sessions WHERE handle = ?", (handle,)) is not None
+
+    def insert_session(
+        self,
+        session_id: str,
+        handle: str,
+        agent: str,
+        cwd: str,
+        lane_id: int | None,
+        agent_pid: int | None,
+    ) -> None:
+        now = self.now()
+        self._run(
+            f"INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (session_id, handle, agent, cwd, lane_id, agent_pid, now, now),
+        )
+
+    def refresh_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        lane_id: int | None = None,
+        agent_pid: int | None = None,
+        reopen: bool = False,
+    ) -> None:
+        sets = ["last_seen_at = ?"]
+        params: list[Any] = [self.now()]
+        for column, value in (("cwd", cwd), ("lane_id", lane_id), ("agent_pid", agent_pid)):
+            if value is not None:
+                sets.append(f"{column} = ?")
+                params.append(value)
+        if reopen:
+            sets.append("ended_at = NULL")
+        params.append(session_id)
+        self._run(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", params)
+
+    def end_session(self, session_id: str) -> None:
+        now = self.now()
+        self._run(
+            "UPDATE sessions SET ended_at = ?, last_seen_at = ? WHERE id = ? AND ended_at IS NULL",
+            (now, now, session_id),
+        )
+
+    def sessions_for_pid(self, agent_pid: int) -> list[Session]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_pid = ? AND ended_at IS NULL"
+            " ORDER BY last_seen_at DESC",
+            (agent_pid,),
+        )
+        return [Session(**dict(r)) for r in rows]
+
+    def list_sessions(self, *, active_only: bool = False, limit: int = 100) -> list[Session]:
+        where = "WHERE ended_at IS NULL" if active_only else ""
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} FROM sessions {where} ORDER BY last_seen_at DESC LIMIT ?",
+            (limit,),
+        )
+        return [Session(**dict(r)) for r in rows]
+
+    def stale_open_sessions(self, before: float) -> list[Session]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND last_seen_at < ?",
+            (before,),
+        )
+        return [Session(**dict(r)) for r in rows]
+
+    # -- tasks -----------------------------------------------------------------------------
+
+    def get_task(self, task_id: int) -> Task | None:
+        return _task(self._one(f"SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?", (task_id,)))
+
+    def open_lane_task(self, lane_id: int) -> Task | None:
+        return _task(
+            self._one(
+                f"SELECT {TASK_COLUMNS} FROM tasks WHERE lane_id = ? AND mode = 'lane'"
+                " AND status = 'open'",
+                (lane_id,),
+            )
+        )
+
+    def insert_task(
+        self,
+        title: str,
+        *,
+        mode: str = "task",
+        lane_id: int | None = None,
+        created_by: str | None = None,
+    ) -> int:
+        cursor = self._run(
+            "INSERT INTO tasks(title, mode, status, lane_id, created_by, created_at)"
+            " VALUES (?, ?, 'open', ?, ?, ?)",
+            (title, mode, lane_id, created_by, self.now()),
+        )
+        return int(cursor.lastrowid)
+
+    def set_task_status(self, task_id: int, status: str) -> None:
+        closed = None if status == "open" else self.now()
+        self._run(
+            "UPDATE tasks SET status = ?, closed_at = ? WHERE id = ?", (status, closed, task_id)
+        )
+
+    def list_tasks(self, *, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
+        """Tasks with their lane and the time of their last observation, newest activity first."""
+        where = "" if status == "all" else "WHERE t.status = ?"
+        params: list[Any] = [] if status == "all" else [status]
+        rows = self._all(
+            f"""
+            SELECT t.id, t.title, t.mode, t.status, t.lane_id, t.created_by, t.created_at,
+                   t.closed_at, l.repo_name, l.root, l.branch,
+                   (SELECT COUNT(*) FROM participants p WHERE p.task_id = t.id) AS participants,
+                   COALESCE((SELECT MAX(o.created_at) FROM observations o WHERE o.task_id = t.id),
+                            t.created_at) AS last_activity
+            FROM tasks t LEFT JOIN lanes l ON l.id = t.lane_id
+            {where}
+            ORDER BY last_activity DESC LIMIT ?
+            """,
+            (*params, limit),
+        )
+        return [dict(r) for r in rows]
+
+    # -- participants ----------------------------------------------------------------------
+
+    def add_participant(self, task_id: int, session_id: str, cursor: int = 0) -> bool:
+        """Join idempotently; True when the session was not on the task before."""
+        result = self._run(
+            "INSERT OR IGNORE INTO participants(task_id, session_id, joined_at, cursor)"
+            " VALUES (?, ?, ?, ?)",
+            (task_id, session_id, self.now(), cursor),
+        )
+        return result.rowcount == 1
+
+    def is_participant(self, task_id: int, session_id: str) -> bool:
+        row = self._one(
+            "SELECT 1 FROM participants WHERE task_id = ? AND session_id = ?", (task_id, session_id)
+        )
+        return row is not None
+
+    def participants(self, task_id: int) -> list[Session]:
+        rows = self._all(
+            f"SELECT {', '.join('s.' + c.strip() for c in SESSION_COLUMNS.split(','))}"
+            " FROM participants p JOIN sessions s ON s.id = p.session_id"
+            " WHERE p.task_id = ? ORDER BY p.joined_at",
+            (task_id,),
+        )
+        return [Session(**dict(r)) for r in rows]
+
+    def tasks_of_session(self, session_id: str, *, open_only: bool = True) -> list[Task]:
+        status = "AND t.status = 'open'" if open_only else ""
+        rows = self._all(
+            f"SELECT {', '.join('t.' + c.strip() for c in TASK_COLUMNS.split(','))}"
+            f" FROM participants p JOIN tasks t ON t.id = p.task_id WHERE p.session_id = ? {status}"
+            " ORDER BY t.id",
+            (session_id,),
+        )
+        return [Task(**dict(r)) for r in rows]
+
+    def get_cursor(self, task_id: int, session_id: str) -> int | None:
+        row = self._one(
+            "SELECT cursor FROM participants WHERE task_id = ? AND session_id = ?",
+            (task_id, session_id),
+        )
+        return int(row[0]) if row else None
+
+    def set_cursor(self, task_id: int, session_id: str, cursor: int) -> None:
+        self._run(
+            "UPDATE participants SET cursor = MAX(cursor, ?) WHERE task_id = ? AND session_id = ?",
+            (cursor, task_id, session_id),
+        )
+
+    def counts(self) -> dict[str, int]:
+        row = self._one(
+            "SELECT (SELECT COUNT(*) FROM sessions) AS sessions,"
+            " (SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL) AS active_sessions,"
+            " (SELECT COUNT(*) FROM tasks) AS tasks,"
+            " (SELECT COUNT(*) FROM tasks WHERE status = 'open') AS open_tasks,"
+            " (SELECT COUNT(*) FROM observations) AS observations,"
+            " (SELECT COUNT(*) FROM lanes) AS lanes"
+        )
+        assert row is not None
+        return dict(row)

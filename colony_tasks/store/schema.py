@@ -1,0 +1,142 @@
+"""The ordered, named migrations of the colony database.
+
+Each migration runs in one ``BEGIN IMMEDIATE`` transaction together with the row that records
+it in ``schema_migrations`` and the bump of ``PRAGMA user_version``; a failing migration leaves
+the database at the previous version. Never edit an applied migration: add a new one.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Migration(NamedTuple):
+    version: int
+    name: str
+    sql: str
+
+
+CORE = """
+CREATE TABLE schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at REAL NOT NULL
+);
+CREATE TABLE lanes (
+    id INTEGER PRIMARY KEY,
+    repo_id TEXT NOT NULL,
+    root TEXT NOT NULL,
+    repo_name TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    UNIQUE (repo_id, branch)
+);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    handle TEXT NOT NULL UNIQUE,
+    agent TEXT NOT NULL,
+    cwd TEXT NOT NULL DEFAULT '',
+    lane_id INTEGER REFERENCES lanes(id),
+    agent_pid INTEGER,
+    started_at REAL NOT NULL,
+    last_seen_at REAL NOT NULL,
+    ended_at REAL
+);
+CREATE INDEX sessions_agent_pid ON sessions(agent_pid);
+CREATE TABLE tasks (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    mode TEXT NOT NULL DEFAULT 'task',
+    status TEXT NOT NULL DEFAULT 'open',
+    lane_id INTEGER REFERENCES lanes(id),
+    created_by TEXT,
+    created_at REAL NOT NULL,
+    closed_at REAL
+);
+CREATE UNIQUE INDEX tasks_one_open_lane_task ON tasks(lane_id)
+    WHERE mode = 'lane' AND status = 'open';
+CREATE TABLE participants (
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    joined_at REAL NOT NULL,
+    cursor INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (task_id, session_id)
+) WITHOUT ROWID;
+CREATE INDEX participants_session ON participants(session_id);
+CREATE TABLE observations (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT,
+    task_id INTEGER,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL
+);
+CREATE INDEX observations_task ON observations(task_id, id);
+CREATE INDEX observations_session ON observations(session_id, id);
+CREATE INDEX observations_kind ON observations(kind, id);
+CREATE TABLE observation_paths (
+    observation_id INTEGER NOT NULL,
+    repo_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (observation_id, path)
+) WITHOUT ROWID;
+CREATE INDEX observation_paths_path ON observation_paths(repo_id, path);
+CREATE VIRTUAL TABLE observations_fts USING fts5(
+    text,
+    content = 'observations',
+    content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
+    INSERT INTO observations_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER observations_fts_delete AFTER DELETE ON observations BEGIN
+    INSERT INTO observations_fts(observations_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER observations_fts_update AFTER UPDATE OF text ON observations BEGIN
+    INSERT INTO observations_fts(observations_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO observations_fts(rowid, text) VALUES (new.id, new.text);
+END;
+"""
+
+THREAD = """
+ALTER TABLE observations ADD COLUMN to_target TEXT;
+ALTER TABLE observations ADD COLUMN in_reply_to INTEGER;
+ALTER TABLE observations ADD COLUMN urgent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE observations ADD COLUMN status TEXT;
+ALTER TABLE observations ADD COLUMN resolved_by TEXT;
+ALTER TABLE observations ADD COLUMN resolved_at REAL;
+CREATE INDEX observations_open ON observations(task_id, status) WHERE status IS NOT NULL;
+CREATE TABLE recipients (
+    observation_id INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    delivered_at REAL,
+    PRIMARY KEY (observation_id, session_id)
+) WITHOUT ROWID;
+CREATE INDEX recipients_session ON recipients(session_id, state);
+CREATE TABLE claims (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    task_id INTEGER,
+    repo_id TEXT NOT NULL,
+    lane_id INTEGER,
+    pattern TEXT NOT NULL,
+    is_glob INTEGER NOT NULL DEFAULT 0,
+    note TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    renewed_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    released_at REAL
+);
+CREATE INDEX claims_live ON claims(repo_id, pattern) WHERE released_at IS NULL;
+CREATE INDEX claims_session ON claims(session_id) WHERE released_at IS NULL;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "core", CORE),
+    Migration(2, "thread", THREAD),
+)
+
+LATEST = MIGRATIONS[-1].version

@@ -1,0 +1,29 @@
+"""Human-readable times. Standard library only."""
+
+from __future__ import annotations
+
+import time
+
+
+def ago(then: float | None, now: float | None = None) -> str:
+    """``just now``, ``4m ago``, ``3h ago``, ``2d ago``."""
+    if then is None:
+        return "never"
+    seconds = max(0.0, (time.time() if now is None else now) - then)
+    if seconds < 45:
+        return "just now"
+    if seconds < 3600:
+        return f"{round(seconds / 60) or 1}m ago"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)}h ago"
+    return f"{round(seconds / 86400)}d ago"
+
+
+def iso(ts: float | None) -> str:
+    if ts is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def minutes(seconds: float) -> str:
+    return f"{max(0, round(seconds / 60))}m"

@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from colony_tasks import paths
+from colony_tasks.store import Store, open_default
+from colony_tasks.store.schema import LATEST, MIGRATIONS, Migration
+
+
+def tables(db: Store) -> set[str]:
+    rows = db.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")
+    return {r[0] for r in rows}
+
+
+def test_blank_database_migrates_to_the_latest_schema(store: Store):
+    assert store.schema_version() == LATEST
+    assert [m["version"] for m in store.applied_migrations()] == [m.version for m in MIGRATIONS]
+    assert {
+        "lanes",
+        "sessions",
+        "tasks",
+        "participants",
+        "observations",
+        "claims",
+        "recipients",
+        "observations_fts",
+    } <= tables(store)
+
+
+def test_database_at_first_version_migrates_forward_keeping_rows(tmp_path: Path):
+    path = tmp_path / "old.db"
+    old = Store(path, migrations=MIGRATIONS[:1])
+    assert old.schema_version() == 1
+    old.conn.execute(
+        "INSERT INTO observations(kind, text, created_at) VALUES ('prompt', ?, 1.0)",
+        ("written before the upgrade",),
+    )
+    old.close()
+
+    new = Store(path)
+    assert new.schema_version() == LATEST
+    (obs,) = new.get_observations([1])
+    assert obs.text == "written before the upgrade"
+    assert obs.status is None and obs.urgent is False
+    assert new.fts_search('"upgrade"')[0][0].id == obs.id
+
+
+def test_failing_migration_leaves_database_at_previous_version(tmp_path: Path):
+    path = tmp_path / "fail.db"
+    broken = (
+        *MIGRATIONS,
+        Migration(LATEST + 1, "broken", "CREATE TABLE good(x); SELEKT nonsense;"),
+    )
+    Store(path).close()
+    with pytest.raises(sqlite3.OperationalError):
+        Store(path, migrations=broken)
+    db = Store(path)
+    assert db.schema_version() == LATEST
+    assert "good" not in tables(db)
+    assert LATEST + 1 not in [m["version"] for m in db.applied_migrations()]
+
+
+def test_up_to_date_open_runs_no_ddl(tmp_path: Path):
+    path = tmp_path / "c.db"
+    Store(path).close()
+    statements: list[str] = []
+    db = Store.__new__(Store)
+    original_connect = sqlite3.connect
+
+    def tracing_connect(*args, **kwargs):
+        conn = original_connect(*args, **kwargs)
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    sqlite3.connect = tracing_connect
+    try:
+        Store.__init__(db, path)
+    finally:
+        sqlite3.connect = original_connect
+    assert not any("CREATE" in s.upper() or "ALTER" in s.upper() for s in statements)
+    assert any("user_version" in s for s in statements)
+
+
+def test_connection_settings(store: Store):
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert store.conn.isolation_level is None
+
+
+def test_transaction_rolls_back_everything_on_error(store: Store):
+    with pytest.raises(RuntimeError), store.transaction():
+        store.add_observation("note", "first")
+        store.add_observation("note", "second")
+        raise RuntimeError("boom")
+    assert store.count_observations() == 0
+
+
+def test_home_folder_0700_and_files_0600_even_with_umask_000(home: Path):
+    old = os.umask(0)
+    try:
+        db = open_default()
+        db.add_observation("note", "x")
+        paths.log("a line")
+        db.close()
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    for name in ("colony.db", "hooks.log"):
+        assert stat.S_IMODE((home / name).stat().st_mode) == 0o600
+
+
+def _writer(path: str, worker: int, count: int, queue) -> None:
+    db = Store(path)
+    errors = 0
+    for i in range(count):
+        try:
+            db.add_observation("command", f"worker {worker} row {i}", session_id=f"w{worker}")
+        except sqlite3.OperationalError:
+            errors += 1
+    db.close()
+    queue.put(errors)
+
+
+def test_eight_processes_writing_at_once_lose_no_row(tmp_path: Path):
+    path = str(tmp_path / "busy.db")
+    Store(path).close()
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    workers = [ctx.Process(target=_writer, args=(path, w, 200, queue)) for w in range(8)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join(120)
+    assert [p.exitcode for p in workers] == [0] * 8
+    assert sum(queue.get() for _ in workers) == 0
+    db = Store(path)
+    assert db.count_observations() == 8 * 200
+    per_worker = db.conn.execute(
+        "SELECT session_id, COUNT(*) FROM observations GROUP BY session_id"
+    ).fetchall()
+    assert sorted(n for _, n in per_worker) == [200] * 8
