@@ -59,7 +59,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?i)(\b[\w.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
             r"|private[_\-]?key|client[_\-]?secret|auth)[\w.\-]*[\"']?\s*[:=]\s*)"
-            r"(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;&]{3,})"
+            r"(?![\"']?\[REDACTED)(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;&]{3,})"
         ),
     ),
 )

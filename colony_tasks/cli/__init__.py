@@ -1,31 +1,6 @@
 """The ``colony-tasks`` command line (click). Human-facing; never on the hook path."""
 
-from __future__ import annotations
+from . import core_cmds, thread_cmds  # noqa: E402,F401,I001  (registers commands)
+from .app import cli
 
-import click
-
-from .. import __version__
-from ..errors import ColonyError
-from .output import CONTEXT_SETTINGS
-
-
-class ColonyGroup(click.Group):
-    """Turns the core's named errors into one-sentence CLI errors (no tracebacks)."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except ColonyError as error:
-            raise click.ClickException(str(error)) from None
-
-
-@click.group(cls=ColonyGroup, context_settings=CONTEXT_SETTINGS)
-@click.version_option(__version__, "--version", prog_name="colony-tasks")
-def cli() -> None:
-    """A shared task thread per repository+branch for Claude Code and Codex sessions.
-
-    Data lives under COLONY_TASKS_HOME (default ~/.colony-tasks).
-    """
-
-
-from . import core_cmds  # noqa: E402,F401  (registers commands on import)
+__all__ = ["cli"]

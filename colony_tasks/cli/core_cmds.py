@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import click
 
-from .. import paths
+from .. import paths, thread
 from .. import search as search_mod
-from .. import sessions as sessions_mod
 from ..render import item_line
 from ..store import Store
 from ..timefmt import ago, iso
-from . import cli
+from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 
 
@@ -96,34 +95,42 @@ def _list_tasks(store: Store, status_: str, limit: int, as_json: bool) -> None:
 @json_option
 @with_store
 def tasks_show(store: Store, task_id: int, limit: int, as_json: bool) -> None:
-    """Show a task and its thread as a timeline."""
-    task = sessions_mod.get_task(store, task_id)
-    people = store.participants(task.id)
-    items = store.timeline(task.id, limit=limit)
-    lane = store.get_lane(task.lane_id) if task.lane_id else None
-    data = {
-        "task": task,
-        "lane": lane,
-        "participants": people,
-        "timeline": items,
-    }
+    """Show a task: participants, open items, claims, and the thread as a timeline."""
+    data = thread.summary(store, task_id)
+    data["timeline"] = store.timeline(task_id, limit=limit)
+    emit(as_json, data, lambda: render_task(data, store.now()))
 
-    def render() -> str:
-        lines = [f"Task {task.id}: {task.title} [{task.mode}, {task.status}]"]
-        if lane:
-            lines.append(f"Lane: {lane.root} @ {lane.branch or '(no branch)'}")
-        who = ", ".join(
-            f"{p.handle} ({'ended' if p.ended_at else ago(p.last_seen_at)})" for p in people
+
+def render_task(data: dict, now: float) -> str:
+    task, lane = data["task"], data["lane"]
+    lines = [f"Task {task.id}: {task.title} [{task.mode}, {task.status}]"]
+    if lane:
+        lines.append(f"Lane: {lane.root} @ {lane.branch or '(no branch)'}")
+    who = ", ".join(
+        f"{p.handle} ({'ended' if p.ended_at else ago(p.last_seen_at, now)})"
+        for p in data["participants"]
+    )
+    lines.append(f"Participants: {who or 'none'}")
+    for title, key in (
+        ("Pending questions", "questions"),
+        ("Pending handoffs", "handoffs"),
+        ("Open blockers", "blockers"),
+    ):
+        if data[key]:
+            lines.append(f"{title}:")
+            lines.extend(f"  {item_line(o, now=now)}" for o in data[key])
+    if data["claims"]:
+        lines.append("Claims:")
+        lines.extend(
+            f"  {c['pattern']} — {c['holder']} ({c['state']}, since {ago(c['since'], now)})"
+            for c in data["claims"]
         )
-        lines.append(f"Participants: {who or 'none'}")
-        lines.append("")
-        if not items:
-            lines.append("No activity yet.")
-        for obs in items:
-            lines.append(f"{iso(obs.created_at)}  {item_line(obs)}")
-        return "\n".join(lines)
-
-    emit(as_json, data, render)
+    lines.append("")
+    if not data["timeline"]:
+        lines.append("No activity yet.")
+    for obs in data["timeline"]:
+        lines.append(f"{iso(obs.created_at)}  {item_line(obs)}")
+    return "\n".join(lines)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

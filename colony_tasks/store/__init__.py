@@ -33,9 +33,10 @@ from pathlib import Path
 from .. import paths
 from .observations import ObservationsMixin
 from .people import PeopleMixin
+from .thread import ThreadMixin
 
 
-class Store(PeopleMixin, ObservationsMixin):
+class Store(PeopleMixin, ObservationsMixin, ThreadMixin):
     """The SQLite store; see the module docstring for the data model."""
 
 

@@ -1,0 +1,308 @@
+"""Claims: advisory holds on repo-relative paths or gitignore-style globs, with a TTL.
+
+A claim never blocks by itself; it makes collisions visible before and after they happen.
+:func:`conflicts` reports, per path, other active sessions' live claims that match it and, as
+softer evidence, their edits of the path in the last 30 minutes. Claims in the same repository
+on another branch come back marked ``other_lane`` (a merge-risk notice, not a collision).
+Standard library only on the common path; ``pathspec`` is imported only to match globs.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import lanes
+from .errors import InvalidInput, NotFound
+from .models import Lane, Session
+from .store import Store
+
+DEFAULT_TTL_MINUTES = 60
+AUTO_TTL_MINUTES = 20
+STALE_AFTER = 30 * 60
+RECENT_EDITS = 30 * 60
+MAX_PATH = 4096
+GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Holder:
+    claim_id: int
+    pattern: str
+    handle: str
+    session_id: str
+    agent: str
+    since: float
+    expires_at: float
+    stale: bool
+    other_lane: bool
+    branch: str | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RecentEdit:
+    observation_id: int
+    handle: str | None
+    session_id: str
+    at: float
+    other_lane: bool
+
+
+@dataclass(frozen=True)
+class PathConflict:
+    path: str
+    claims: list[Holder] = field(default_factory=list)
+    recent_edits: list[RecentEdit] = field(default_factory=list)
+
+    @property
+    def live(self) -> list[Holder]:
+        """Same-lane claims by holders who are not stale: real collisions."""
+        return [h for h in self.claims if not h.other_lane and not h.stale]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    granted: list[dict[str, Any]]
+    conflicts: list[PathConflict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"granted": self.granted, "conflicts": [c.to_dict() for c in self.conflicts]}
+
+
+def is_glob(pattern: str) -> bool:
+    return any(ch in GLOB_CHARS for ch in pattern)
+
+
+# -- paths ----------------------------------------------------------------------------------
+
+
+def session_lane(store: Store, session: Session) -> Lane:
+    lane = store.get_lane(session.lane_id) if session.lane_id else None
+    if lane is None:
+        raise NotFound(f"Session {session.handle} has no lane; start it in a repository folder.")
+    return lane
+
+
+def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
+    """A repo-relative POSIX path (or glob) for ``path``; rejects paths outside the repository.
+
+    Relative paths are taken from ``cwd`` (default: the lane root). A path inside another
+    linked worktree of the same repository is made relative to that worktree.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise InvalidInput("A path must be a non-empty string.")
+    if "\x00" in path:
+        raise InvalidInput("A path must not contain NUL bytes.")
+    if len(path) > MAX_PATH:
+        raise InvalidInput(f"A path must be at most {MAX_PATH} characters long.")
+    raw = path.strip().replace("\\", "/")
+    base = cwd or lane.root
+    absolute = raw if os.path.isabs(raw) else os.path.join(base, raw)
+    resolved = os.path.realpath(absolute)
+    root = os.path.realpath(lane.root)
+    relative = _within(resolved, root)
+    if relative is None and lane.repo_id != root:
+        # Another linked worktree of the same repository?
+        probe = resolved
+        while probe and not os.path.isdir(probe):
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+        other = lanes.resolve(probe)
+        if other.repo_id == lane.repo_id:
+            relative = _within(resolved, os.path.realpath(other.root))
+    if relative is None:
+        raise InvalidInput(
+            f"Path {path!r} is outside the repository {lane.root}; claim paths inside it."
+        )
+    if relative in ("", "."):
+        return "**"
+    if relative == ".git" or relative.startswith(".git/"):
+        raise InvalidInput(f"Path {path!r} is inside .git; claim working-tree files instead.")
+    return relative
+
+
+def _within(path: str, root: str) -> str | None:
+    if path == root:
+        return ""
+    prefix = root.rstrip("/") + "/"
+    if path.startswith(prefix):
+        return path[len(prefix) :]
+    return None
+
+
+# -- matching -------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4096)
+def _spec(pattern: str):
+    import pathspec  # only when a glob is involved: it costs ~40 ms to import
+
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
+
+
+def matches(pattern: str, path: str) -> bool:
+    """Does a claim ``pattern`` cover ``path`` (both repo-relative)? Globs overlap loosely."""
+    if pattern == path:
+        return True
+    pattern_glob, path_glob = is_glob(pattern), is_glob(path)
+    if pattern_glob and not path_glob:
+        return _spec(pattern).match_file(path)
+    if path_glob and not pattern_glob:
+        return _spec(path).match_file(pattern)
+    if pattern_glob and path_glob:
+        return _literal_prefix(pattern).startswith(_literal_prefix(path)) or _literal_prefix(
+            path
+        ).startswith(_literal_prefix(pattern))
+    return False
+
+
+def _literal_prefix(glob: str) -> str:
+    cut = min((glob.index(ch) for ch in GLOB_CHARS if ch in glob), default=len(glob))
+    return glob[:cut]
+
+
+# -- operations -----------------------------------------------------------------------------
+
+
+def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
+    return Holder(
+        claim_id=row["id"],
+        pattern=row["pattern"],
+        handle=row["handle"],
+        session_id=row["session_id"],
+        agent=row["agent"],
+        since=row["created_at"],
+        expires_at=row["expires_at"],
+        stale=(now - row["last_seen_at"]) > STALE_AFTER,
+        other_lane=row["lane_id"] != me.lane_id,
+        branch=row["branch"],
+        note=row["note"] or "",
+    )
+
+
+def conflicts_for(
+    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane
+) -> list[PathConflict]:
+    """Conflicts for already-normalized paths (only paths that have any)."""
+    if not rel_paths:
+        return []
+    now = store.now()
+    candidates = store.live_claims_matching(lane.repo_id, rel_paths, exclude_session=session.id)
+    literal = [p for p in rel_paths if not is_glob(p)]
+    edits = store.recent_edits(
+        lane.repo_id, literal, now - RECENT_EDITS, exclude_session=session.id
+    )
+    found = []
+    for path in rel_paths:
+        holders = [_holder(c, session, now) for c in candidates if matches(c["pattern"], path)]
+        recent = []
+        seen: set[str] = set()
+        for edit in edits:
+            if edit["path"] == path and edit["session_id"] not in seen:
+                seen.add(edit["session_id"])
+                recent.append(
+                    RecentEdit(
+                        observation_id=edit["id"],
+                        handle=edit["handle"],
+                        session_id=edit["session_id"],
+                        at=edit["created_at"],
+                        other_lane=(edit["branch"] or "") != lane.branch,
+                    )
+                )
+        if holders or recent:
+            found.append(PathConflict(path=path, claims=holders, recent_edits=recent))
+    return found
+
+
+def conflicts(
+    store: Store, session: Session, paths: Iterable[str], *, cwd: str | None = None
+) -> list[PathConflict]:
+    """For each path, other active sessions' live claims matching it and their recent edits."""
+    lane = session_lane(store, session)
+    rel = [normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths]
+    return conflicts_for(store, session, list(dict.fromkeys(rel)), lane)
+
+
+def grant(
+    store: Store,
+    session: Session,
+    rel_paths: Sequence[str],
+    lane: Lane,
+    *,
+    task_id: int | None,
+    ttl_minutes: float = DEFAULT_TTL_MINUTES,
+    note: str = "",
+) -> list[dict[str, Any]]:
+    """Create or renew claims on normalized paths (inside the caller's transaction)."""
+    ttl = float(ttl_minutes) * 60
+    ids = []
+    with store.transaction():
+        for pattern in dict.fromkeys(rel_paths):
+            existing = store.live_claim(session.id, lane.repo_id, pattern)
+            if existing:
+                store.renew_claim(existing["id"], ttl, note or None)
+                ids.append(existing["id"])
+            else:
+                ids.append(
+                    store.insert_claim(
+                        session.id,
+                        task_id,
+                        lane.repo_id,
+                        lane.id,
+                        pattern,
+                        is_glob(pattern),
+                        note,
+                        ttl,
+                    )
+                )
+        return [_public(c) for c in store.get_claims(ids)]
+
+
+def _public(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "pattern": row["pattern"],
+        "holder": row["handle"],
+        "session_id": row["session_id"],
+        "branch": row["branch"],
+        "note": row["note"],
+        "since": row["created_at"],
+        "expires_at": row["expires_at"],
+    }
+
+
+def validate_ttl(ttl_minutes: float) -> float:
+    try:
+        ttl = float(ttl_minutes)
+    except (TypeError, ValueError):
+        raise InvalidInput("ttl_minutes must be a number of minutes.") from None
+    if not 1 <= ttl <= 7 * 24 * 60:
+        raise InvalidInput("ttl_minutes must be between 1 and 10080 (one week).")
+    return ttl
+
+
+def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any]]:
+    now = store.now()
+    rows = store.list_claims(repo_id=repo_id, include_expired=True)
+    out = []
+    for row in rows:
+        item = _public(row)
+        item["repo_id"] = row["repo_id"]
+        item["state"] = (
+            "expired"
+            if row["expires_at"] <= now
+            else "stale"
+            if now - row["last_seen_at"] > STALE_AFTER
+            else "live"
+        )
+        out.append(item)
+    return out

@@ -1,0 +1,97 @@
+"""Commands over the thread protocol: post, claims."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import claims as claims_mod
+from .. import sessions as sessions_mod
+from .. import thread
+from ..store import Store
+from ..timefmt import ago
+from .app import cli
+from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("task_id", type=int)
+@click.argument("text")
+@click.option("--kind", default="note", show_default=True, type=click.Choice(thread.POSTABLE_KINDS))
+@click.option(
+    "--to", default=None, help="A handle, session id, agent kind (claude/codex/human) or any."
+)
+@click.option(
+    "--reply-to", "in_reply_to", type=int, default=None, help="The message this replies to."
+)
+@click.option("--urgent", is_flag=True, help="Deliver mid-turn instead of at the next prompt.")
+@click.option(
+    "--as", "as_name", default=None, help="Your name in the thread (default: your login)."
+)
+@json_option
+@with_store
+def post(
+    store: Store,
+    task_id: int,
+    text: str,
+    kind: str,
+    to: str | None,
+    in_reply_to: int | None,
+    urgent: bool,
+    as_name: str | None,
+    as_json: bool,
+) -> None:
+    """Post TEXT to task TASK_ID as a human participant."""
+    me = sessions_mod.human_session(store, as_name, os.getcwd())
+    if kind == "answer":
+        if in_reply_to is None:
+            raise click.UsageError("An answer needs --reply-to QUESTION_ID.")
+        result = thread.answer(store, me, in_reply_to, text)
+        emit(
+            as_json,
+            result,
+            lambda: (
+                result.message or f"Answered question {result.question_id} as #{result.answer_id}."
+            ),
+        )
+        return
+    posted = thread.post(
+        store, me, text, task_id=task_id, kind=kind, to=to, in_reply_to=in_reply_to, urgent=urgent
+    )
+
+    def render() -> str:
+        who = (
+            ", ".join(f"{r['handle']} ({r['state']})" for r in posted.recipients)
+            or "nobody else yet"
+        )
+        return f"Posted {kind} #{posted.id} to task {posted.task_id} as {me.handle}; recipients: {who}."
+
+    emit(as_json, posted, render)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@json_option
+@with_store
+def claims(store: Store, as_json: bool) -> None:
+    """List claims: live, stale (holder quiet >30m) and expired-but-unreleased."""
+    found = claims_mod.list_live(store)
+
+    def render() -> str:
+        if not found:
+            return "No claims. Agents claim files with the claim_file tool or by editing them."
+        now = store.now()
+        rows = [
+            [
+                c["pattern"],
+                c["holder"],
+                c["branch"] or "-",
+                c["state"],
+                ago(c["since"], now),
+                f"{max(0, round((c['expires_at'] - now) / 60))}m",
+            ]
+            for c in found
+        ]
+        return table(rows, ["PATH", "HOLDER", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
+
+    emit(as_json, found, render)

@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from colony_tasks import claims, thread
+from colony_tasks.errors import InvalidInput
+from colony_tasks.store import Store
+from tests.gitutil import git
+from tests.helpers import join
+
+
+def holders(conflicts: list[claims.PathConflict]) -> dict[str, list[str]]:
+    return {c.path: [h.session_id for h in c.claims] for c in conflicts}
+
+
+def test_claim_is_granted_beside_the_conflicts(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    join(store, "b", "codex", repo)
+    first = thread.claim(store, "a", ["src/api.py"], note="refactor")
+    assert [g["pattern"] for g in first.granted] == ["src/api.py"] and first.conflicts == []
+    second = thread.claim(store, "b", ["src/api.py"])
+    assert [g["holder"] for g in second.granted] == [store.get_session("b").handle]
+    assert holders(second.conflicts) == {"src/api.py": ["a"]}
+    assert second.conflicts[0].claims[0].note == "refactor"
+
+
+def test_glob_claims_match_gitignore_style(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo)
+    thread.claim(store, "a", ["src/api/**", "*.md"])
+    found = claims.conflicts(store, b.session, ["src/api/v1/routes.py", "src/apix.py", "docs/x.md"])
+    assert holders(found) == {"src/api/v1/routes.py": ["a"], "docs/x.md": ["a"]}
+    assert claims.matches("src/**", "src/api/**") and not claims.matches("lib/**", "src/**")
+
+
+def test_claims_expire_at_their_ttl_and_renew_by_claiming_again(store: Store, repo: Path, clock):
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo)
+    thread.claim(store, "a", ["x.py"], ttl_minutes=10)
+    clock.advance(9 * 60)
+    store.refresh_session("a")
+    thread.claim(store, "a", ["x.py"], ttl_minutes=10)  # renew
+    clock.advance(9 * 60)
+    assert holders(claims.conflicts(store, b.session, ["x.py"])) == {"x.py": ["a"]}
+    clock.advance(2 * 60)
+    assert claims.conflicts(store, b.session, ["x.py"]) == []
+    assert len(store.list_claims(session_id="a")) == 0
+    assert [c["state"] for c in claims.list_live(store)] == ["expired"]
+
+
+def test_claims_are_released_when_their_session_ends(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo)
+    thread.claim(store, "a", ["x.py"])
+    assert thread.end_session(store, "a")["released"] == 1
+    assert claims.conflicts(store, b.session, ["x.py"]) == []
+
+
+def test_quiet_holder_is_reported_stale(store: Store, repo: Path, clock):
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo)
+    thread.claim(store, "a", ["x.py"], ttl_minutes=120)
+    clock.advance(31 * 60)
+    store.refresh_session("b")
+    (conflict,) = claims.conflicts(store, b.session, ["x.py"])
+    assert conflict.claims[0].stale and conflict.live == []
+
+
+def test_claim_on_another_branch_is_an_other_lane_notice(store: Store, repo: Path, tmp_path: Path):
+    worktree = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(worktree))
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", worktree)
+    thread.claim(store, "a", ["src/api.py"])
+    (conflict,) = claims.conflicts(store, b.session, ["src/api.py"])
+    holder = conflict.claims[0]
+    assert holder.other_lane and holder.branch == "main"
+    assert conflict.live == []
+
+
+def test_recent_edits_are_soft_evidence(store: Store, repo: Path, clock):
+    a = join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo)
+    store.add_observation(
+        "edit",
+        "edited",
+        session_id="a",
+        task_id=a.task.id,
+        paths=["src/x.py"],
+        repo_id=a.lane.repo_id,
+    )
+    (conflict,) = claims.conflicts(store, b.session, ["src/x.py"])
+    assert conflict.claims == [] and [e.session_id for e in conflict.recent_edits] == ["a"]
+    clock.advance(31 * 60)
+    assert claims.conflicts(store, b.session, ["src/x.py"]) == []
+
+
+def test_paths_are_normalised_to_repo_relative(store: Store, repo: Path, tmp_path: Path):
+    worktree = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(worktree))
+    (repo / "src").mkdir()
+    lane = join(store, "a", "claude", repo / "src").lane
+    assert claims.normalize(str(repo / "src" / "a.py"), lane=lane) == "src/a.py"
+    assert claims.normalize("./a.py", lane=lane, cwd=str(repo / "src")) == "src/a.py"
+    assert claims.normalize("../README.md", lane=lane, cwd=str(repo / "src")) == "README.md"
+    assert claims.normalize("src/../src/./b.py", lane=lane) == "src/b.py"
+    assert claims.normalize(str(worktree / "src" / "a.py"), lane=lane) == "src/a.py"
+    assert claims.normalize("src\\win\\c.py", lane=lane) == "src/win/c.py"
+
+
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../../x", "", "a\x00b", "x" * 5000, ".git/config"])
+def test_paths_outside_the_repository_are_rejected(store: Store, repo: Path, bad: str):
+    lane = join(store, "a", "claude", repo).lane
+    with pytest.raises(InvalidInput):
+        claims.normalize(bad, lane=lane)
+
+
+def test_symlink_pointing_outside_is_rejected(store: Store, repo: Path, tmp_path: Path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, repo / "link")
+    lane = join(store, "a", "claude", repo).lane
+    with pytest.raises(InvalidInput, match="outside the repository"):
+        claims.normalize("link/secret.txt", lane=lane)
+
+
+def test_release_specific_paths_or_all(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    thread.claim(store, "a", ["a.py", "b.py", "c.py"])
+    assert [r["pattern"] for r in thread.release(store, "a", ["b.py"])] == ["b.py"]
+    assert sorted(r["pattern"] for r in thread.release(store, "a")) == ["a.py", "c.py"]
+    assert store.list_claims() == []

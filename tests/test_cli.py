@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from colony_tasks import __version__, thread
+from colony_tasks.cli import cli
+from colony_tasks.store import open_default
+from tests.helpers import join
+
+
+@pytest.fixture
+def run(home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(repo)
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(cli, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def lane(home: Path, repo: Path):
+    store = open_default()
+    a = join(store, "sess-a", "claude", repo)
+    b = join(store, "sess-b", "codex", repo)
+    thread.post(store, "sess-a", "Starting on the retry policy")
+    thread.ask(store, "sess-b", "Which backoff?", to=a.session.handle)
+    thread.claim(store, "sess-a", ["src/retry.py"])
+    thread.report_blocker(store, "sess-b", "staging is down")
+    store.close()
+    return a, b
+
+
+def test_version_and_short_help(run):
+    assert __version__ in run("--version").output
+    assert "Usage" in run("-h").output
+    assert "Usage" in run("tasks", "-h").output
+
+
+def test_status_reports_store_and_counts(run, lane, home: Path):
+    data = json.loads(run("status", "--json").output)
+    assert data["database"] == str(home / "colony.db")
+    assert data["schema_version"] >= 2 and data["sessions"] == 2
+
+
+def test_tasks_list_and_show_with_open_items(run, lane):
+    a, b = lane
+    listing = run("tasks")
+    assert "proj@main" in listing.output
+    shown = run("tasks", "show", str(a.task.id)).output
+    assert "Pending questions:" in shown and "Which backoff?" in shown
+    assert "Open blockers:" in shown and "staging is down" in shown
+    assert "src/retry.py" in shown and a.session.handle in shown
+    data = json.loads(run("tasks", "show", str(a.task.id), "--json").output)
+    assert [q["text"] for q in data["questions"]] == ["Which backoff?"]
+    assert [c["pattern"] for c in data["claims"]] == ["src/retry.py"]
+
+
+def test_sessions_and_claims_listings(run, lane):
+    a, _ = lane
+    assert a.session.handle in run("sessions").output
+    claims = json.loads(run("claims", "--json").output)
+    assert [(c["pattern"], c["holder"], c["state"]) for c in claims] == [
+        ("src/retry.py", a.session.handle, "live")
+    ]
+
+
+def test_search_finds_and_filters(run, lane):
+    a, _ = lane
+    out = json.loads(run("search", "retry policy", "--json").output)
+    assert out[0]["kind"] == "note"
+    assert run("search", 'NEAR("', "--task", str(a.task.id)).exit_code == 0
+
+
+def test_human_posts_and_answers_through_the_same_rules(run, lane):
+    a, b = lane
+    result = run(
+        "post", str(a.task.id), "Please use jitter", "--to", b.session.handle, "--as", "alice"
+    )
+    assert result.exit_code == 0 and "as alice" in result.output
+    store = open_default()
+    assert [o.text for o in thread.updates_since(store, "sess-b").items][-1] == "Please use jitter"
+    q = thread.ask(store, "sess-a", "Ship it?", to="human")
+    store.close()
+    answered = run(
+        "post", str(a.task.id), "yes", "--kind", "answer", "--reply-to", str(q.id), "--as", "alice"
+    )
+    assert answered.exit_code == 0, answered.output
+
+
+def test_user_errors_are_sentences_without_tracebacks(run, lane):
+    result = run("tasks", "show", "404")
+    assert result.exit_code != 0
+    assert "Task 404 does not exist. List tasks with `colony-tasks tasks`." in result.output
+    assert "Traceback" not in result.output
+    a, _ = lane
+    bad = run("post", str(a.task.id), "hi", "--to", "ghost")
+    assert bad.exit_code != 0 and "Session 'ghost' does not exist" in bad.output
