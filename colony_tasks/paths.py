@@ -9,6 +9,7 @@ Standard library only: the hook path imports this module.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,24 +55,33 @@ def touch_private(path: Path) -> None:
     os.chmod(path, 0o600)
 
 
-def log(message: str) -> None:
-    """Append one line to the hook log; never raises.
+def fallback_log_path() -> Path:
+    """Where the log goes when the data folder cannot be written (e.g. a read-only home)."""
+    return Path(tempfile.gettempdir()) / f"colony-tasks-{os.getuid()}.log"
 
-    The log is rotated once it passes ``LOG_MAX_BYTES`` (one old copy is kept).
-    """
+
+def _append(path: Path, line: bytes) -> None:
     try:
-        folder = ensure_home()
-        path = folder / LOG_NAME
-        try:
-            if path.stat().st_size > LOG_MAX_BYTES:
-                os.replace(path, folder / (LOG_NAME + ".1"))
-        except FileNotFoundError:
-            pass
-        line = time.strftime("%Y-%m-%dT%H:%M:%S") + " " + message.replace("\n", " | ") + "\n"
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
-    except Exception:
+        if path.stat().st_size > LOG_MAX_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+    except FileNotFoundError:
         pass
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+def log(message: str) -> None:
+    """Append one line to the hook log (rotated past ``LOG_MAX_BYTES``); never raises."""
+    line = (time.strftime("%Y-%m-%dT%H:%M:%S") + " " + message.replace("\n", " | ") + "\n").encode(
+        "utf-8", "replace"
+    )
+    try:
+        _append(ensure_home() / LOG_NAME, line)
+    except Exception:
+        try:
+            _append(fallback_log_path(), line)
+        except Exception:
+            pass

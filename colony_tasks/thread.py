@@ -501,9 +501,16 @@ def _touched(store: Store, session: Session) -> tuple[str | None, set[str]]:
     return lane.repo_id, touched
 
 
-def _relevant(store: Store, session: Session, rows: list[Observation]) -> list[Observation]:
-    """Thread messages by others, plus others' edits of files this session touched."""
-    others = [o for o in rows if o.session_id != session.id]
+def _relevant(
+    store: Store, session: Session, rows: list[Observation], *, skip_delivered: bool = True
+) -> list[Observation]:
+    """Thread messages by others, plus others' edits of files this session touched.
+
+    Items already delivered mid-turn (see :func:`deliver_directed`) are not repeated.
+    """
+    mine = [o.id for o in rows if o.session_id != session.id]
+    already = store.delivered_among(session.id, mine) if skip_delivered else set()
+    others = [o for o in rows if o.session_id != session.id and o.id not in already]
     edits = [o for o in others if o.kind == "edit"]
     keep_edits: set[int] = set()
     if edits:
@@ -539,7 +546,7 @@ def updates_since(
         task = task_for(store, session, task_id)
         if since_id is not None:
             rows = store.observations_after(task.id, int(since_id), kinds=kinds, limit=5000)
-            items = _relevant(store, session, rows)
+            items = _relevant(store, session, rows, skip_delivered=False)
             shown = items[:limit] if limit else items
             return Updates(task.id, shown, len(items) - len(shown), int(since_id))
         store.add_participant(task.id, session.id)
@@ -556,6 +563,20 @@ def updates_since(
             store.set_cursor(task.id, session.id, new_cursor)
         store.mark_delivered(session.id, [o.id for o in shown])
         return Updates(task.id, shown, remaining, new_cursor)
+
+
+def deliver_directed(store: Store, reader: str | Session) -> list[Observation]:
+    """Mid-turn delivery: undelivered items addressed to the session or marked urgent.
+
+    They are marked delivered, so the next :func:`updates_since` does not repeat them.
+    """
+    session = session_of(store, reader)
+    if not store.has_pending_directed(session.id):
+        return []
+    with store.transaction():
+        items = store.pending_directed(session.id)
+        store.mark_delivered(session.id, [o.id for o in items])
+    return items
 
 
 def pending_for(

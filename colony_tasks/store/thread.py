@@ -189,6 +189,38 @@ class ThreadMixin(StoreBase):
             (self.now(), session_id, *obs_ids),
         )
 
+    def delivered_among(self, session_id: str, obs_ids: Sequence[int]) -> set[int]:
+        """Which of ``obs_ids`` were already delivered to the session (e.g. mid-turn)."""
+        if not obs_ids:
+            return set()
+        marks = ",".join("?" * len(obs_ids))
+        rows = self._all(
+            f"SELECT observation_id FROM recipients WHERE session_id = ? AND state = 'delivered'"
+            f" AND observation_id IN ({marks})",
+            (session_id, *obs_ids),
+        )
+        return {r[0] for r in rows}
+
+    def pending_directed(self, session_id: str, limit: int = 50) -> list[Observation]:
+        """Undelivered items addressed to the session (by handle or kind) or marked urgent."""
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS} FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            " LEFT JOIN sessions s ON s.id = o.session_id"
+            " WHERE r.session_id = ? AND r.state = 'pending'"
+            " AND (o.to_target IS NOT NULL OR o.urgent = 1) ORDER BY o.id LIMIT ?",
+            (session_id, limit),
+        )
+        return [row_to_observation(r) for r in rows]
+
+    def has_pending_directed(self, session_id: str) -> bool:
+        row = self._one(
+            "SELECT 1 FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            " WHERE r.session_id = ? AND r.state = 'pending'"
+            " AND (o.to_target IS NOT NULL OR o.urgent = 1) LIMIT 1",
+            (session_id,),
+        )
+        return row is not None
+
     def mark_undeliverable(self, session_id: str) -> list[int]:
         """The session ended: its pending deliveries can no longer happen."""
         rows = self._all(

@@ -1,0 +1,153 @@
+"""What the hooks inject into an agent's context: small, delta-based, actionable.
+
+Every block ends with the exact next call. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import claims as claims_mod
+from . import thread
+from .models import Observation, Session
+from .render import clip, item_line
+from .sessions import Joined
+from .store import Store
+from .timefmt import ago
+
+PREFIX = "colony-tasks"
+TOOLS_LINE = (
+    "Tools (MCP colony-tasks): claim_file, ask_question, answer_question, hand_off, "
+    "accept_handoff, record_decision, report_blocker, task_updates_since, search."
+)
+MAX_ITEMS = 12
+ITEM_CHARS = 200
+
+
+def next_call(obs: Observation, me: Session) -> str:
+    """The exact call that acts on an item addressed to ``me``, or ''."""
+    if obs.kind == "question" and obs.status == "pending" and obs.session_id != me.id:
+        return f' → answer_question(question_id={obs.id}, answer="...")'
+    if obs.kind == "handoff" and obs.status == "pending" and obs.session_id != me.id:
+        return f" → accept_handoff(handoff_id={obs.id})"
+    return ""
+
+
+def _line(obs: Observation, me: Session, now: float) -> str:
+    line = item_line(obs, now=now, limit=ITEM_CHARS)
+    if obs.to and obs.to in (me.handle, me.id):
+        line = line.replace(f" → {obs.to}", " → you", 1)
+    if obs.kind == "edit":
+        line += " (a file you touched)"
+    return line + next_call(obs, me)
+
+
+def briefing(store: Store, joined: Joined) -> str:
+    """SessionStart: who is here, their claims, what waits on this session."""
+    me, task, lane = joined.session, joined.task, joined.lane
+    now = store.now()
+    others = [p for p in store.participants(task.id) if p.id != me.id and p.ended_at is None]
+    pending = thread.pending_for(store, me)
+    blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
+    where = f"task #{task.id} {task.title}"
+    head = f"{PREFIX}: you are {me.handle} on {where}."
+    if not others and not pending and not blockers:
+        return f"{head} Nobody else is here yet. {TOOLS_LINE}"
+    lines = [head]
+    if others:
+        lines.append(
+            "Others: "
+            + ", ".join(
+                f"{p.handle} ({p.agent}, active {ago(p.last_seen_at, now)})" for p in others[:8]
+            )
+            + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+        )
+    held = [
+        c for c in claims_mod.list_live(store, repo_id=lane.repo_id) if c["session_id"] != me.id
+    ]
+    live = [c for c in held if c["state"] != "expired"]
+    if live:
+        by_holder: dict[str, list[str]] = {}
+        for c in live:
+            tag = "" if c["state"] == "live" else f" [{c['state']}]"
+            branch = "" if c["branch"] == lane.branch else f" @{c['branch']}"
+            by_holder.setdefault(c["holder"], []).append(f"{c['pattern']}{branch}{tag}")
+        lines.append(
+            "Claims: " + "; ".join(f"{h} holds {', '.join(p[:6])}" for h, p in by_holder.items())
+        )
+    if pending:
+        lines.append("Waiting on you:")
+        lines.extend(f"- {_line(o, me, now)}" for o in pending[:6])
+    if blockers:
+        lines.append(
+            "Open blockers: "
+            + "; ".join(f"#{b.id} {b.handle}: {clip(b.text, 80)}" for b in blockers[:3])
+        )
+    lines.append(TOOLS_LINE)
+    return "\n".join(lines)
+
+
+def delta(store: Store, me: Session, groups: Sequence[thread.Updates]) -> str | None:
+    """UserPromptSubmit: what is new since the last turn, or None when nothing is."""
+    items = [(u.task_id, o) for u in groups for o in u.items]
+    remaining = sum(u.remaining for u in groups)
+    if not items:
+        return None
+    now = store.now()
+    tasks = sorted({t for t, _ in items})
+    head = f"{PREFIX} — since your last turn (task {', '.join(f'#{t}' for t in tasks)}):"
+    lines = [head, *(_line(o, me, now) for _, o in items[:MAX_ITEMS])]
+    extra = remaining + max(0, len(items) - MAX_ITEMS)
+    if extra:
+        first = tasks[0]
+        lines.append(f"… and {extra} more — call task_updates_since(task_id={first})")
+    return "\n".join(lines)
+
+
+def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | None:
+    """PostToolUse: items addressed to this session or urgent, delivered right away."""
+    if not items:
+        return None
+    now = store.now()
+    lines = [f"{PREFIX} — for you now:", *(_line(o, me, now) for o in items[:MAX_ITEMS])]
+    if len(items) > MAX_ITEMS:
+        lines.append(f"… and {len(items) - MAX_ITEMS} more — call task_updates_since()")
+    return "\n".join(lines)
+
+
+def conflict_warning(
+    conflicts: Sequence[claims_mod.PathConflict], *, after: bool, now: float
+) -> str | None:
+    """Before (or after) an edit: who holds or recently edited these paths, and what to do."""
+    lines = []
+    suggest = None
+    for conflict in conflicts:
+        for h in conflict.claims:
+            state = "stale, holder quiet" if h.stale else f"claimed {ago(h.since, now)}"
+            where = f" on branch {h.branch} (merge risk)" if h.other_lane else ""
+            note = f': "{clip(h.note, 60)}"' if h.note else ""
+            lines.append(f"{conflict.path} is held by {h.handle}{where} ({state}{note}).")
+            if not h.other_lane and suggest is None:
+                suggest = h.handle
+        for e in conflict.recent_edits:
+            if any(h.session_id == e.session_id for h in conflict.claims):
+                continue
+            where = " on another branch" if e.other_lane else ""
+            lines.append(f"{conflict.path} was edited {ago(e.at, now)} by {e.handle}{where}.")
+            if suggest is None and not e.other_lane:
+                suggest = e.handle
+    if not lines:
+        return None
+    verb = (
+        "You just edited a file another session is working on"
+        if after
+        else "Heads-up before this edit"
+    )
+    out = [f"{PREFIX}: {verb}:", *lines]
+    if suggest:
+        path = conflicts[0].path
+        out.append(
+            f'Next: ask_question(to="{suggest}", question="I need {path} — are you done with it?")'
+            f' or claim_file(paths=["{path}"]) once agreed.'
+        )
+    return "\n".join(out)

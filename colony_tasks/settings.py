@@ -1,0 +1,40 @@
+"""User settings: ``settings.json`` under the data folder. Standard library only.
+
+Keys (all optional)::
+
+    {"claims": {"mode": "warn" | "block"},   # block: a live conflict denies the edit
+     "search": {"embedder": "static" | "minilm" | "none"},
+     "chains": {"loop_limit": 8}}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import paths
+
+DEFAULTS: dict[str, Any] = {
+    "claims": {"mode": "warn"},
+    "search": {"embedder": "static"},
+    "chains": {"loop_limit": 8},
+}
+
+
+def load() -> dict[str, Any]:
+    """Settings merged over the defaults; a missing or malformed file gives the defaults."""
+    merged = {key: dict(value) for key, value in DEFAULTS.items()}
+    try:
+        with open(paths.settings_path(), encoding="utf-8") as handle:
+            user = json.load(handle)
+    except (OSError, ValueError):
+        return merged
+    if isinstance(user, dict):
+        for section, values in user.items():
+            if isinstance(values, dict) and isinstance(merged.get(section), dict):
+                merged[section].update(values)
+    return merged
+
+
+def get(section: str, key: str) -> Any:
+    return load().get(section, {}).get(key)

@@ -1,0 +1,96 @@
+"""Run the installed console script as a hook subprocess with real payloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXE = Path(sys.executable).parent / "colony-tasks"
+
+
+@dataclass
+class HookRun:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_hook(
+    event: str,
+    payload: Any,
+    home: Path,
+    *,
+    agent: str | None = None,
+    raw: bytes | None = None,
+    timeout: float = 30,
+    env: dict | None = None,
+) -> HookRun:
+    args = [str(EXE), "hook", event] + (["--agent", agent] if agent else [])
+    data = raw if raw is not None else json.dumps(payload).encode()
+    result = subprocess.run(
+        args,
+        input=data,
+        capture_output=True,
+        timeout=timeout,
+        env={**os.environ, "COLONY_TASKS_HOME": str(home), **(env or {})},
+    )
+    return HookRun(result.returncode, result.stdout.decode(), result.stderr.decode())
+
+
+def claude(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
+    names = {
+        "session-start": "SessionStart",
+        "user-prompt-submit": "UserPromptSubmit",
+        "pre-tool-use": "PreToolUse",
+        "post-tool-use": "PostToolUse",
+        "stop": "Stop",
+        "session-end": "SessionEnd",
+    }
+    payload = {
+        "session_id": sid,
+        "transcript_path": f"/home/u/.claude/projects/p/{sid}.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": names[event],
+    }
+    if event in ("pre-tool-use", "post-tool-use", "user-prompt-submit", "stop"):
+        payload["permission_mode"] = "default"
+    payload.update(fields)
+    return payload
+
+
+def codex(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
+    """Codex payloads with exactly the fields its published input schemas require."""
+    names = {
+        "session-start": "SessionStart",
+        "user-prompt-submit": "UserPromptSubmit",
+        "pre-tool-use": "PreToolUse",
+        "post-tool-use": "PostToolUse",
+        "stop": "Stop",
+        "session-end": "SessionEnd",
+    }
+    payload: dict[str, Any] = {
+        "session_id": sid,
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "hook_event_name": names[event],
+        "model": "gpt-5.5-codex",
+    }
+    if event != "session-end":
+        payload["permission_mode"] = "default"
+    if event not in ("session-start", "session-end"):
+        payload["turn_id"] = "turn-1"
+    if event == "session-end":
+        payload.pop("model")
+        payload["reason"] = "other"
+    payload.update(fields)
+    return payload
+
+
+def patch(*headers: str) -> str:
+    body = "\n".join(f"{h}\n@@\n-old\n+new" for h in headers)
+    return f"*** Begin Patch\n{body}\n*** End Patch\n"

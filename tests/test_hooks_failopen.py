@@ -1,0 +1,121 @@
+"""Hooks fail open: exit 0, nothing on stdout, one line in the log."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from colony_tasks import paths
+from colony_tasks.hooks import handlers, runner
+from tests.hookrun import claude, run_hook
+
+EVENTS = list(handlers.HANDLERS)
+
+
+def log_lines(home: Path) -> list[str]:
+    path = home / "hooks.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+BAD_INPUTS = {
+    "empty": b"",
+    "whitespace": b"   \n",
+    "not json": b"garbage {",
+    "json array": b"[1, 2, 3]",
+    "json string": b'"hello"',
+    "binary": bytes(range(256)),
+    "truncated": b'{"session_id": "s1", "cwd": ',
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+@pytest.mark.parametrize("event", ["session-start", "user-prompt-submit", "post-tool-use"])
+def test_malformed_stdin_exits_0_silently_and_logs(home: Path, event: str, name: str):
+    result = run_hook(event, None, home, raw=BAD_INPUTS[name])
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert len(log_lines(home)) == 1 and f"hook {event} failed" in log_lines(home)[0]
+
+
+def test_unknown_event_exits_0_and_logs(home: Path, repo: Path):
+    result = run_hook("pre-compact", claude("stop", "s", repo), home)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "unknown hook event 'pre-compact'" in log_lines(home)[0]
+
+
+WRONG_TYPES = [
+    {"session_id": 5, "cwd": "/tmp"},
+    {"session_id": "s", "cwd": ["a"]},
+    {"session_id": None},
+    {"session_id": "s", "cwd": "/tmp", "tool_name": 7, "tool_input": "oops"},
+    {"session_id": "s", "cwd": "/tmp", "tool_name": "Edit", "tool_input": {"file_path": 12}},
+    {
+        "session_id": "s",
+        "cwd": "/tmp",
+        "tool_name": "apply_patch",
+        "tool_input": {"command": {"x": 1}},
+    },
+    {"session_id": "s", "cwd": "/tmp", "prompt": {"nested": True}},
+]
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_wrong_field_types_never_break_a_hook(home: Path, event: str):
+    for payload in WRONG_TYPES:
+        result = run_hook(event, payload, home)
+        assert (result.returncode, result.stderr) == (0, "")
+        assert result.stdout == "" or json.loads(result.stdout)
+
+
+def test_five_megabyte_payload_is_handled_quickly(home: Path, repo: Path):
+    payload = claude("user-prompt-submit", "big", repo, prompt="x" * (5 * 1024 * 1024))
+    start = time.monotonic()
+    result = run_hook("user-prompt-submit", payload, home)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert time.monotonic() - start < 10
+    assert any("large payload" in line for line in log_lines(home))
+
+
+def test_unwritable_home_exits_0_and_logs_to_the_fallback(tmp_path: Path, repo: Path):
+    home = Path("/proc/colony-tasks-cannot-exist")
+    before = paths.fallback_log_path().read_text() if paths.fallback_log_path().exists() else ""
+    result = run_hook("session-start", claude("session-start", "s", repo), home)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    after = paths.fallback_log_path().read_text()
+    assert len(after) > len(before) and "hook session-start failed" in after[len(before) :]
+
+
+def test_a_bug_in_a_handler_is_logged_not_raised(home: Path, monkeypatch, capsys, repo: Path):
+    def broken(store, payload, agent):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setitem(handlers.HANDLERS, "user-prompt-submit", broken)
+    payload = json.dumps(claude("user-prompt-submit", "s", repo, prompt="hi")).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(payload)))
+    assert runner.run(["user-prompt-submit"]) == 0
+    assert capsys.readouterr().out == ""
+    assert "ZeroDivisionError: a bug" in log_lines(home)[0]
+
+
+@pytest.mark.slow
+def test_database_locked_past_the_busy_timeout_exits_0_and_logs(home: Path, repo: Path):
+    run_hook("session-start", claude("session-start", "s", repo), home)
+    locker = sqlite3.connect(home / "colony.db", isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        start = time.monotonic()
+        result = run_hook(
+            "user-prompt-submit", claude("user-prompt-submit", "s", repo, prompt="hi"), home
+        )
+        elapsed = time.monotonic() - start
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    assert (result.returncode, result.stdout) == (0, "")
+    assert elapsed < runner.DEADLINE_SECONDS + 2
+    assert any("locked" in line for line in log_lines(home))
