@@ -4,3 +4,4 @@ from . import core_cmds, thread_cmds  # noqa: E402,F401,I001  (registers command
 from .app import cli
 
 __all__ = ["cli"]
+from . import install_cmds  # noqa: E402,F401

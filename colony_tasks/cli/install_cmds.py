@@ -1,0 +1,93 @@
+"""``colony-tasks install`` and ``colony-tasks uninstall``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from ..install import Plan, run
+from ..install.plan import AGENTS, Action
+from .app import cli
+from .output import CONTEXT_SETTINGS, emit, json_option
+
+AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+
+
+def _options(func: Callable) -> Callable:
+    func = json_option(func)
+    func = click.option(
+        "--dry-run", is_flag=True, help="Print a diff of each file instead of writing."
+    )(func)
+    func = click.option(
+        "--scope",
+        type=click.Choice(["user", "project"]),
+        default="user",
+        show_default=True,
+        help="user: your own config folders. project: the current git repository.",
+    )(func)
+    func = click.option(
+        "--agent",
+        type=click.Choice(["claude", "codex", "all"]),
+        default="all",
+        show_default=True,
+        help="Which agent to configure.",
+    )(func)
+    return func
+
+
+def _render(plan: Plan, dry_run: bool) -> str:
+    agents = " and ".join(AGENT_NAMES[a] for a in plan.agents)
+    if dry_run:
+        diffs = [change.diff() for change in plan.changed]
+        if not diffs:
+            return f"Nothing to change for {agents} ({plan.scope} scope)."
+        return "".join(diffs) + "Dry run: nothing was written."
+    lines = [f"Hook command: {plan.command}"] if plan.command else []
+    width = max(len(change.status) for change in plan.changes)
+    for change in plan.changes:
+        line = f"{change.status.ljust(width)}  {change.path}"
+        if change.backup:
+            line += f"  (backup: {change.backup})"
+        lines.append(line)
+    if not plan.changed:
+        if plan.action == "install":
+            lines.append(f"Already installed for {agents} ({plan.scope} scope): nothing to change.")
+        else:
+            lines.append(f"Not installed for {agents} ({plan.scope} scope): nothing to remove.")
+    elif plan.action == "install":
+        lines.append(f"Installed for {agents} ({plan.scope} scope). New sessions pick it up.")
+        if "codex" in plan.agents:
+            lines.append("Codex runs new hooks only once trusted: open /hooks in Codex to review.")
+    else:
+        lines.append(f"Removed colony-tasks from {agents} ({plan.scope} scope).")
+    return "\n".join(lines)
+
+
+def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    agents = AGENTS if agent == "all" else (agent,)
+    plan = run(action, agents, scope, dry_run=dry_run)  # type: ignore[arg-type]
+    data = {**plan.to_dict(), "dry_run": dry_run}
+    if as_json and dry_run:
+        for entry, change in zip(data["files"], plan.changes, strict=True):
+            entry["diff"] = change.diff()
+    emit(as_json, data, lambda: _render(plan, dry_run))
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@_options
+def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    """Register the hooks and the MCP server with Claude Code and/or Codex.
+
+    Safe to run again: it changes nothing when already installed and replaces entries left by
+    an install from another virtualenv. Each changed file is backed up first as
+    <file>.colony-tasks-<timestamp>.bak.
+    """
+    _run("install", agent, scope, dry_run, as_json)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@_options
+def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    """Remove exactly what `install` added, keeping every other hook, setting and server."""
+    _run("uninstall", agent, scope, dry_run, as_json)

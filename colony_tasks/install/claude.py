@@ -1,0 +1,112 @@
+"""Claude Code: the hook block for settings.json and the MCP server entry.
+
+Hooks use exec form (``command`` is the executable, ``args`` the arguments), so no shell parses
+the path. User scope writes ``~/.claude/settings.json`` (``$CLAUDE_CONFIG_DIR``) and the
+top-level ``mcpServers`` of ``~/.claude.json``; project scope writes ``.claude/settings.json``
+and ``.mcp.json`` at the repository root.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from . import hookblock
+from .files import ShapeProblem
+from .locate import claude_config_dir, claude_state_file
+
+SERVER_NAME = "colony-tasks"
+SETTINGS_SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
+
+
+def handler(command: str, slug: str, timeout: int) -> dict[str, Any]:
+    """One exec-form command handler: ``<command> hook <slug> --agent claude``."""
+    return {
+        "type": "command",
+        "command": command,
+        "args": ["hook", slug, "--agent", "claude"],
+        "timeout": timeout,
+    }
+
+
+def hooks_block(command: str) -> hookblock.Block:
+    """Event → our matcher group, for every event colony-tasks listens to."""
+    return {
+        event.name: hookblock.group(
+            event.claude_matcher, handler(command, event.slug, event.timeout)
+        )
+        for event in hookblock.EVENTS
+    }
+
+
+def hooks_object(command: str) -> dict[str, Any]:
+    """The ``hooks`` value as it appears in a settings file (event → list of groups)."""
+    return {event: [group] for event, group in hooks_block(command).items()}
+
+
+def server_entry(command: str) -> dict[str, Any]:
+    """The stdio MCP server entry (no ``type``: Claude Code reads that as stdio)."""
+    return {"command": command, "args": ["mcp"]}
+
+
+def settings_path(scope: str, root: Path | None) -> Path:
+    """settings.json for the scope (``root`` is the repository root for project scope)."""
+    if scope == "project":
+        assert root is not None
+        return root / ".claude" / "settings.json"
+    return claude_config_dir() / "settings.json"
+
+
+def mcp_path(scope: str, root: Path | None) -> Path:
+    """``.mcp.json`` at the repository root, or the user's ``~/.claude.json``."""
+    if scope == "project":
+        assert root is not None
+        return root / ".mcp.json"
+    return claude_state_file()
+
+
+def install_hooks(data: dict[str, Any], command: str) -> None:
+    """Merge our hooks into a settings object in place."""
+    hookblock.install_block(data, hooks_block(command))
+
+
+def uninstall_hooks(data: dict[str, Any]) -> None:
+    """Take our hooks out of a settings object in place."""
+    hookblock.uninstall_block(data)
+
+
+def _servers(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
+    servers = data.get("mcpServers")
+    if servers is None and create:
+        servers = data["mcpServers"] = {}
+    if servers is not None and not isinstance(servers, dict):
+        raise ShapeProblem("mcpServers", "an object mapping server names to servers", servers)
+    return servers
+
+
+def install_mcp(data: dict[str, Any], command: str) -> None:
+    """Add or update ``mcpServers.colony-tasks``.
+
+    An existing stdio entry keeps the keys the user added (``env``, ``timeout``...); only
+    ``command`` and ``args`` are set. Anything else under our name is replaced.
+    """
+    servers = _servers(data, create=True)
+    assert servers is not None
+    wanted = server_entry(command)
+    current = servers.get(SERVER_NAME)
+    is_stdio = isinstance(current, dict) and "url" not in current
+    if is_stdio and current.get("type", "stdio") == "stdio":
+        current.update(wanted)
+    else:
+        servers[SERVER_NAME] = copy.deepcopy(wanted)
+
+
+def uninstall_mcp(data: dict[str, Any]) -> None:
+    """Remove ``mcpServers.colony-tasks`` (and ``mcpServers`` if that emptied it)."""
+    servers = _servers(data, create=False)
+    if not servers or SERVER_NAME not in servers:
+        return
+    del servers[SERVER_NAME]
+    if not servers:
+        del data["mcpServers"]

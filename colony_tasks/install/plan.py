@@ -1,0 +1,221 @@
+"""Plan, then apply: every file is read, edited in memory and checked before anything is written.
+
+A plan is a list of :class:`FileChange` (one per file, in a stable order). ``apply`` backs up
+each file it is about to change or delete, then writes it atomically. Nothing is written when
+any file cannot be read or edited, so an error never leaves a half-finished install.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from . import claude, codex
+from .files import (
+    InstallError,
+    ShapeProblem,
+    atomic_write,
+    backup,
+    dump_json,
+    load_json_object,
+    read_text,
+    remove,
+    same_json,
+    shape_error,
+    unified_diff,
+)
+from .locate import find_executable, repo_root
+
+Action = Literal["install", "uninstall"]
+Agent = Literal["claude", "codex"]
+Scope = Literal["user", "project"]
+AGENTS: tuple[Agent, ...] = ("claude", "codex")
+
+
+@dataclass
+class FileChange:
+    """One file's content before and after (None = the file does not exist / is deleted)."""
+
+    path: Path
+    what: list[str]
+    before: str | None
+    after: str | None
+    private: bool = True
+    backup: Path | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    @property
+    def status(self) -> str:
+        """created, updated, removed, unchanged or absent (missing and left missing)."""
+        if not self.changed:
+            return "unchanged" if self.before is not None else "absent"
+        if self.before is None:
+            return "created"
+        return "removed" if self.after is None else "updated"
+
+    def diff(self) -> str:
+        return unified_diff(self.path, self.before, self.after) if self.changed else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "what": self.what,
+            "status": self.status,
+            "backup": str(self.backup) if self.backup else None,
+        }
+
+
+@dataclass
+class Plan:
+    """What ``install``/``uninstall`` will do (or did) for the chosen agents and scope."""
+
+    action: Action
+    agents: tuple[Agent, ...]
+    scope: Scope
+    command: str | None
+    changes: list[FileChange] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[FileChange]:
+        return [change for change in self.changes if change.changed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "agents": list(self.agents),
+            "scope": self.scope,
+            "command": self.command,
+            "files": [change.to_dict() for change in self.changes],
+        }
+
+
+TextEdit = Callable[[Path, str | None], str | None]
+
+
+def _json_edit(mutate: Callable[[dict[str, Any]], None], removing: bool) -> TextEdit:
+    """Wrap an in-place edit of a JSON object as a text → text edit."""
+
+    def edit(path: Path, text: str | None) -> str | None:
+        data = load_json_object(path, text)
+        updated = copy.deepcopy(data)
+        try:
+            mutate(updated)
+        except ShapeProblem as problem:
+            raise shape_error(path, problem) from None
+        if same_json(updated, data):
+            return text
+        if removing and not updated:
+            # Emptied by uninstall: delete it, unless it is a symlink we must not break.
+            return dump_json({}, text) if path.is_symlink() else None
+        return dump_json(updated, text)
+
+    return edit
+
+
+def _edits(
+    action: Action, agents: Iterable[Agent], scope: Scope, command: str | None, root: Path | None
+) -> list[tuple[Path, str, TextEdit]]:
+    removing = action == "uninstall"
+    edits: list[tuple[Path, str, TextEdit]] = []
+    if "claude" in agents:
+        hooks = claude.uninstall_hooks if removing else _bind(claude.install_hooks, command)
+        mcp = claude.uninstall_mcp if removing else _bind(claude.install_mcp, command)
+        edits.append(
+            (claude.settings_path(scope, root), "Claude Code hooks", _json_edit(hooks, removing))
+        )
+        edits.append(
+            (claude.mcp_path(scope, root), "Claude Code MCP server", _json_edit(mcp, removing))
+        )
+    if "codex" in agents:
+        hooks = codex.uninstall_hooks if removing else _bind(codex.install_hooks, command)
+        edits.append((codex.hooks_path(scope, root), "Codex hooks", _json_edit(hooks, removing)))
+        edits.append((codex.config_path(), "Codex MCP server", _toml_edit(removing, command)))
+    return edits
+
+
+def _bind(
+    func: Callable[[dict[str, Any], str], None], command: str | None
+) -> Callable[[dict[str, Any]], None]:
+    assert command is not None
+
+    def bound(data: dict[str, Any]) -> None:
+        func(data, command)
+
+    return bound
+
+
+def _toml_edit(removing: bool, command: str | None) -> TextEdit:
+    def edit(path: Path, text: str | None) -> str | None:
+        if removing:
+            result = codex.uninstall_mcp(path, text)
+            return "" if result is None and path.is_symlink() else result
+        assert command is not None
+        return codex.install_mcp(path, text, command)
+
+    return edit
+
+
+def make_plan(
+    action: Action,
+    agents: Iterable[Agent] = AGENTS,
+    scope: Scope = "user",
+    *,
+    command: str | None = None,
+    cwd: Path | None = None,
+) -> Plan:
+    """Compute every file's new content without writing anything.
+
+    ``command`` is the hook executable (default: :func:`find_executable`; uninstall needs none).
+    ``cwd`` is where project scope looks for the repository (default: the current directory).
+    """
+    chosen = tuple(agent for agent in AGENTS if agent in set(agents))
+    if action == "install" and command is None:
+        command = find_executable()
+    root = repo_root(cwd) if scope == "project" else None
+    plan = Plan(action, chosen, scope, command)
+    by_path: dict[Path, FileChange] = {}
+    for path, what, edit in _edits(action, chosen, scope, command, root):
+        change = by_path.get(path)
+        if change is None:
+            text = read_text(path)
+            private = root is None or not path.is_relative_to(root)
+            change = by_path[path] = FileChange(path, [], text, text, private)
+            plan.changes.append(change)
+        change.what.append(what)
+        change.after = edit(path, change.after)
+    return plan
+
+
+def apply(plan: Plan, now: float | None = None) -> Plan:
+    """Write the plan: back up each file that changes, then write (or delete) it atomically."""
+    for change in plan.changed:
+        if change.before is not None:
+            change.backup = backup(change.path, now)
+        if change.after is None:
+            remove(change.path)
+        else:
+            atomic_write(change.path, change.after, private=change.private)
+    return plan
+
+
+def run(
+    action: Action,
+    agents: Iterable[Agent] = AGENTS,
+    scope: Scope = "user",
+    *,
+    dry_run: bool = False,
+    command: str | None = None,
+    cwd: Path | None = None,
+) -> Plan:
+    """Plan and (unless ``dry_run``) apply ``install`` or ``uninstall``."""
+    plan = make_plan(action, agents, scope, command=command, cwd=cwd)
+    return plan if dry_run else apply(plan)
+
+
+__all__ = ["FileChange", "InstallError", "Plan", "apply", "make_plan", "run"]
