@@ -5,13 +5,15 @@ Standard library only: the hook path imports this module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from . import claims as claims_mod
 from .errors import InvalidInput
 from .models import Session
 from .store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 PROMPT_CHARS = 4000
 COMMAND_CHARS = 600

@@ -5,8 +5,6 @@ Every block ends with the exact next call. Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from . import claims as claims_mod
 from . import thread
 from .models import Observation, Session
@@ -14,6 +12,10 @@ from .render import clip, item_line
 from .sessions import Joined
 from .store import Store
 from .timefmt import ago
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 PREFIX = "colony-tasks"
 TOOLS_LINE = (

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from . import lanes
 from .errors import InvalidInput, NotFound
-from .models import Lane, Session
+from .models import Lane, Session, record
 from .store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 DEFAULT_TTL_MINUTES = 60
 AUTO_TTL_MINUTES = 20
@@ -28,52 +30,39 @@ MAX_PATH = 4096
 GLOB_CHARS = frozenset("*?[")
 
 
-@dataclass(frozen=True)
-class Holder:
-    claim_id: int
-    pattern: str
-    handle: str
-    session_id: str
-    agent: str
-    since: float
-    expires_at: float
-    stale: bool
-    other_lane: bool
-    branch: str | None
-    note: str = ""
+class Holder(
+    record(
+        "Holder",
+        "claim_id pattern handle session_id agent since expires_at stale other_lane branch note",
+        defaults=("",),
+    )
+):
+    """Another session's live claim that matches a path."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class RecentEdit:
-    observation_id: int
-    handle: str | None
-    session_id: str
-    at: float
-    other_lane: bool
+class RecentEdit(record("RecentEdit", "observation_id handle session_id at other_lane")):
+    """Another session's edit of a path in the last 30 minutes."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class PathConflict:
-    path: str
-    claims: list[Holder] = field(default_factory=list)
-    recent_edits: list[RecentEdit] = field(default_factory=list)
+class PathConflict(record("PathConflict", "path claims recent_edits")):
+    """What another session holds or recently did on one path."""
+
+    __slots__ = ()
 
     @property
     def live(self) -> list[Holder]:
         """Same-lane claims by holders who are not stale: real collisions."""
         return [h for h in self.claims if not h.other_lane and not h.stale]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
+class ClaimResult(record("ClaimResult", "granted conflicts")):
+    """Claims are always granted; conflicts come back beside the grant."""
 
-@dataclass(frozen=True)
-class ClaimResult:
-    granted: list[dict[str, Any]]
-    conflicts: list[PathConflict]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"granted": self.granted, "conflicts": [c.to_dict() for c in self.conflicts]}
+    __slots__ = ()
 
 
 def is_glob(pattern: str) -> bool:

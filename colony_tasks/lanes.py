@@ -10,16 +10,15 @@ Standard library only: the hook path imports this module.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+
+from .models import record
 
 
-@dataclass(frozen=True)
-class LaneInfo:
-    repo_id: str  # real path of the git common dir, or of the folder outside git
-    root: str  # the working tree's top folder (what paths are relative to)
-    repo_name: str
-    branch: str
-    git_dir: str | None = None
+class LaneInfo(record("LaneInfo", "repo_id root repo_name branch git_dir", defaults=(None,))):
+    """``repo_id``: real path of the git common dir (or of the folder outside git);
+    ``root``: the working tree's top folder, which paths are relative to."""
+
+    __slots__ = ()
 
     @property
     def is_git(self) -> bool:

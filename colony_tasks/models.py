@@ -1,67 +1,71 @@
-"""Plain records the store returns. Standard library only (the hook path imports them)."""
+"""Plain records the store returns.
+
+Records are namedtuple classes, not dataclasses: the hook path imports this module in a new
+process on every agent event, and ``dataclasses`` alone costs ~12 ms to import on the target
+machine. Every record has ``to_dict()``. Standard library only.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
-class Lane:
-    id: int
-    repo_id: str
-    root: str
-    repo_name: str
-    branch: str
+def record(name: str, fields: str, defaults: tuple = ()):
+    """A namedtuple base class whose ``to_dict()`` converts nested records too."""
+    base = namedtuple(name, fields, defaults=defaults)  # noqa: PYI024
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: plain(value) for key, value in zip(self._fields, self, strict=True)}
+
+    base.to_dict = to_dict
+    return base
 
 
-@dataclass(frozen=True)
-class Session:
-    id: str
-    handle: str
-    agent: str
-    cwd: str
-    lane_id: int | None
-    agent_pid: int | None
-    started_at: float
-    last_seen_at: float
-    ended_at: float | None
+def plain(value: Any) -> Any:
+    """Records, lists and dicts of records as JSON-ready values."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
+
+
+class Lane(record("Lane", "id repo_id root repo_name branch")):
+    __slots__ = ()
+
+
+class Session(
+    record(
+        "Session",
+        "id handle agent cwd lane_id agent_pid started_at last_seen_at ended_at",
+    )
+):
+    __slots__ = ()
 
     @property
     def active(self) -> bool:
         return self.ended_at is None
 
 
-@dataclass(frozen=True)
-class Task:
-    id: int
-    title: str
-    mode: str
-    status: str
-    lane_id: int | None
-    created_by: str | None
-    created_at: float
-    closed_at: float | None
+class Task(record("Task", "id title mode status lane_id created_by created_at closed_at")):
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Observation:
-    id: int
-    session_id: str | None
-    task_id: int | None
-    kind: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
-    created_at: float = 0.0
-    to: str | None = None
-    in_reply_to: int | None = None
-    urgent: bool = False
-    status: str | None = None
-    handle: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+class Observation(
+    record(
+        "Observation",
+        "id session_id task_id kind text meta created_at to in_reply_to urgent status handle",
+        defaults=({}, 0.0, None, None, False, None, None),
+    )
+):
+    __slots__ = ()
 
 
 def load_meta(raw: str | None) -> dict[str, Any]:

@@ -3,15 +3,15 @@
 Everything lives under ``COLONY_TASKS_HOME`` (default ``~/.colony-tasks``): the database
 ``colony.db``, the hook log ``hooks.log`` and ``settings.json``. The folder is created 0700
 and every file in it 0600, whatever the process umask.
-Standard library only: the hook path imports this module.
+
+Paths are plain strings built with ``os.path``: the hook path imports this module, and
+``pathlib`` plus ``tempfile`` would add ~15 ms to every hook process on the target machine.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 import time
-from pathlib import Path
 
 DB_NAME = "colony.db"
 LOG_NAME = "hooks.log"
@@ -19,51 +19,52 @@ SETTINGS_NAME = "settings.json"
 LOG_MAX_BYTES = 1_000_000
 
 
-def home() -> Path:
+def home() -> str:
     """The data folder (not created)."""
     configured = os.environ.get("COLONY_TASKS_HOME")
     if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".colony-tasks"
+        return os.path.expanduser(configured)
+    return os.path.join(os.path.expanduser("~"), ".colony-tasks")
 
 
-def ensure_home() -> Path:
+def ensure_home() -> str:
     """Create the data folder 0700 if missing and return it."""
     folder = home()
-    if not folder.is_dir():
-        folder.mkdir(parents=True, exist_ok=True)
+    if not os.path.isdir(folder):
+        os.makedirs(folder, exist_ok=True)
         os.chmod(folder, 0o700)
     return folder
 
 
-def db_path() -> Path:
-    return home() / DB_NAME
+def db_path() -> str:
+    return os.path.join(home(), DB_NAME)
 
 
-def log_path() -> Path:
-    return home() / LOG_NAME
+def log_path() -> str:
+    return os.path.join(home(), LOG_NAME)
 
 
-def settings_path() -> Path:
-    return home() / SETTINGS_NAME
+def settings_path() -> str:
+    return os.path.join(home(), SETTINGS_NAME)
 
 
-def touch_private(path: Path) -> None:
+def touch_private(path: str) -> None:
     """Create ``path`` 0600 if it does not exist (independent of the umask)."""
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
     os.close(fd)
     os.chmod(path, 0o600)
 
 
-def fallback_log_path() -> Path:
+def fallback_log_path() -> str:
     """Where the log goes when the data folder cannot be written (e.g. a read-only home)."""
-    return Path(tempfile.gettempdir()) / f"colony-tasks-{os.getuid()}.log"
+    tmp = os.environ.get("TMPDIR") or "/tmp"
+    return os.path.join(tmp, f"colony-tasks-{os.getuid()}.log")
 
 
-def _append(path: Path, line: bytes) -> None:
+def _append(path: str, line: bytes) -> None:
     try:
-        if path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, path.with_name(path.name + ".1"))
+        if os.stat(path).st_size > LOG_MAX_BYTES:
+            os.replace(path, path + ".1")
     except FileNotFoundError:
         pass
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
@@ -75,11 +76,10 @@ def _append(path: Path, line: bytes) -> None:
 
 def log(message: str) -> None:
     """Append one line to the hook log (rotated past ``LOG_MAX_BYTES``); never raises."""
-    line = (time.strftime("%Y-%m-%dT%H:%M:%S") + " " + message.replace("\n", " | ") + "\n").encode(
-        "utf-8", "replace"
-    )
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    line = f"{stamp} {message.replace(chr(10), ' | ')}\n".encode("utf-8", "replace")
     try:
-        _append(ensure_home() / LOG_NAME, line)
+        _append(os.path.join(ensure_home(), LOG_NAME), line)
     except Exception:
         try:
             _append(fallback_log_path(), line)

@@ -8,10 +8,13 @@ a word keeps its prefix meaning. Standard library only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 
+from .models import record
 from .store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 TOKEN = re.compile(r"\w+\*?", re.UNICODE)
 STOPWORDS = frozenset(
@@ -23,18 +26,10 @@ STOPWORDS = frozenset(
 SNIPPET_CHARS = 200
 
 
-@dataclass(frozen=True)
-class Hit:
-    id: int
-    kind: str
-    author: str | None
-    task_id: int | None
-    created_at: float
-    snippet: str
-    score: float
+class Hit(record("Hit", "id kind author task_id created_at snippet score")):
+    """A compact search result; full records come from ``get_observations``."""
 
-    def to_dict(self) -> dict:
-        return asdict(self)
+    __slots__ = ()
 
 
 def fts_query(text: str) -> str | None:

@@ -6,26 +6,25 @@ Standard library only: the hook path imports this module.
 from __future__ import annotations
 
 import getpass
-import hashlib
 import re
-from dataclasses import dataclass
+import zlib
 
 from . import lanes
 from .errors import Conflict, InvalidInput, NotFound
-from .models import Lane, Session, Task
+from .models import Lane, Session, Task, record
 from .store import Store
 
 AGENT_KINDS = ("claude", "codex", "human")
 HANDLE_RE = re.compile(r"[^a-z0-9_.-]+")
 
 
-@dataclass(frozen=True)
-class Joined:
+class Joined(record("Joined", "session lane task new_session new_participant")):
+    """The result of :func:`register`: the session, its lane and lane task, what was new."""
+
+    __slots__ = ()
     session: Session
     lane: Lane
     task: Task
-    new_session: bool
-    new_participant: bool
 
 
 def agent_kind(agent: str | None) -> str:
@@ -35,8 +34,9 @@ def agent_kind(agent: str | None) -> str:
 
 def make_handle(store: Store, agent: str, session_id: str) -> str:
     """``claude-3f2a``; longer when the short form is taken by another session."""
-    digest = hashlib.sha1(session_id.encode("utf-8")).hexdigest()
-    for width in (4, 6, 8, 12, 40):
+    raw = session_id.encode("utf-8")
+    digest = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    for width in (4, 6, 8, 12, 16):
         handle = f"{agent}-{digest[:width]}"
         owner = store.get_session_by_handle(handle)
         if owner is None or owner.id == session_id:
@@ -128,6 +128,19 @@ def find_session(store: Store, ref: str) -> Session:
             f"Session {ref!r} does not exist. List sessions with `colony-tasks sessions`."
         )
     return session
+
+
+def session_for_process(store: Store, pids: list[int]) -> Session | None:
+    """The active session whose hooks ran under the nearest of ``pids`` (an ancestor chain).
+
+    The MCP server passes its own ancestors: the agent that spawned it is the process the
+    hooks recorded as ``agent_pid``. The most recently seen session of that process wins.
+    """
+    for pid in pids:
+        found = store.sessions_for_pid(pid)
+        if found:
+            return found[0]
+    return None
 
 
 def get_task(store: Store, task_id: int) -> Task:

@@ -10,9 +10,12 @@ Keys (all optional)::
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from . import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULTS: dict[str, Any] = {
     "claims": {"mode": "warn"},

@@ -6,15 +6,16 @@ Standard library only: the hook path imports this module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
-
 from . import claims as claims_mod
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
-from .models import Observation, Session, Task
+from .models import Observation, Session, Task, record
 from .sessions import AGENT_KINDS, find_session, get_task
 from .store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 MESSAGE_KINDS = ("note", "question", "answer", "handoff", "accept", "decision", "blocker")
 THREAD_KINDS = (*MESSAGE_KINDS, "claim", "release", "withdraw")
@@ -24,55 +25,34 @@ MAX_MESSAGE_CHARS = 16_000
 TOUCHED_WINDOW = 24 * 3600
 
 
-@dataclass(frozen=True)
-class Posted:
-    id: int
-    task_id: int
-    kind: str
-    to: str | None
-    recipients: list[dict[str, Any]] = field(default_factory=list)
+class Posted(record("Posted", "id task_id kind to recipients")):
+    """A stored message and, per recipient, whether it has reached its context yet."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Updates:
-    task_id: int
-    items: list[Observation]
-    remaining: int
-    cursor: int
+class Updates(record("Updates", "task_id items remaining cursor")):
+    """Items not yet given to a reader; ``remaining`` are left for the next call."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "task_id": self.task_id,
-            "items": [i.to_dict() for i in self.items],
-            "remaining": self.remaining,
-            "cursor": self.cursor,
-        }
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class AnswerResult:
-    ok: bool
-    question_id: int
-    answer_id: int | None = None
-    answered_by: str | None = None
-    note_id: int | None = None
-    message: str = ""
+class AnswerResult(
+    record(
+        "AnswerResult",
+        "ok question_id answer_id answered_by note_id message",
+        defaults=(None, None, None, ""),
+    )
+):
+    """``ok`` False when someone else answered first (the text is then kept as a note)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Accepted:
-    handoff_id: int
-    accept_id: int
-    claims: list[dict[str, Any]]
+class Accepted(record("Accepted", "handoff_id accept_id claims")):
+    """An accepted handoff and the claims that moved to the acceptor."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    __slots__ = ()
 
 
 # -- helpers ----------------------------------------------------------------------------------

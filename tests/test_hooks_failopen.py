@@ -83,10 +83,11 @@ def test_five_megabyte_payload_is_handled_quickly(home: Path, repo: Path):
 
 def test_unwritable_home_exits_0_and_logs_to_the_fallback(tmp_path: Path, repo: Path):
     home = Path("/proc/colony-tasks-cannot-exist")
-    before = paths.fallback_log_path().read_text() if paths.fallback_log_path().exists() else ""
+    fallback = Path(paths.fallback_log_path())
+    before = fallback.read_text() if fallback.exists() else ""
     result = run_hook("session-start", claude("session-start", "s", repo), home)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    after = paths.fallback_log_path().read_text()
+    after = fallback.read_text()
     assert len(after) > len(before) and "hook session-start failed" in after[len(before) :]
 
 

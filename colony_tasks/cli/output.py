@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..models import plain
 from ..store import Store, open_default
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -20,18 +20,10 @@ def json_option(func: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")(func)
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
 def emit(as_json: bool, data: Any, render: Callable[[], str]) -> None:
     """Print ``data`` as JSON, or the text ``render()`` returns."""
     if as_json:
-        click.echo(json.dumps(data, default=_plain, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(plain(data), ensure_ascii=False, indent=2))
     else:
         text = render()
         if text:

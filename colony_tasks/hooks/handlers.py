@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from .. import activity, briefing, sessions, settings, thread
 from .. import claims as claims_mod
-from ..models import Session
+from ..models import Session, record
 from ..store import Store
 from .payload import SHELL_TOOLS, WRITE_TOOLS, agent_pid, shell_command, text, tool_paths
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class Result:
-    context: str | None = None
-    deny: str | None = None
+
+class Result(record("Result", "context deny", defaults=(None, None))):
+    """Text to inject into the agent's context, or a reason to deny a tool call."""
+
+    __slots__ = ()
 
 
 NOTHING = Result()

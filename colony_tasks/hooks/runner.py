@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import signal
 import sys
-from typing import Any
 
 from .. import paths
 from ..store import open_default
 from .handlers import EVENT_NAMES, HANDLERS
 from .payload import detect_agent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024

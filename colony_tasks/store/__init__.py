@@ -28,8 +28,6 @@ in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hoo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .. import paths
 from .observations import ObservationsMixin
 from .people import PeopleMixin
@@ -46,4 +44,4 @@ def open_default(**kwargs) -> Store:
     return Store(paths.db_path(), **kwargs)
 
 
-__all__ = ["Store", "open_default", "Path"]
+__all__ = ["Store", "open_default"]

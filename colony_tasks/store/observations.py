@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
-from typing import Any
 
 from ..models import Observation, load_meta
 from ..redact import redact, redact_value
 from .base import StoreBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 OBS_COLUMNS = (
     "o.id, o.session_id, o.task_id, o.kind, o.text, o.meta, o.created_at, o.to_target,"

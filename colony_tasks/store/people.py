@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from ..models import Lane, Session, Task
 from .base import StoreBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SESSION_COLUMNS = "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at"
 TASK_COLUMNS = "id, title, mode, status, lane_id, created_by, created_at, closed_at"

@@ -7,13 +7,9 @@ the database at the previous version. Never edit an applied migration: add a new
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
-
-class Migration(NamedTuple):
-    version: int
-    name: str
-    sql: str
+Migration = namedtuple("Migration", "version name sql")
 
 
 CORE = """
