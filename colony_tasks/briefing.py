@@ -125,9 +125,15 @@ def conflict_warning(
     suggest = None
     for conflict in conflicts:
         for h in conflict.claims:
-            state = "stale, holder quiet" if h.stale else f"claimed {ago(h.since, now)}"
+            auto = h.note == claims_mod.AUTO_NOTE
+            if h.stale:
+                state = "stale: holder quiet for 30m+"
+            elif auto:
+                state = f"editing it since {ago(h.since, now)}"
+            else:
+                state = f"claimed {ago(h.since, now)}"
             where = f" on branch {h.branch} (merge risk)" if h.other_lane else ""
-            note = f': "{clip(h.note, 60)}"' if h.note else ""
+            note = f': "{clip(h.note, 60)}"' if h.note and not auto else ""
             lines.append(f"{conflict.path} is held by {h.handle}{where} ({state}{note}).")
             if not h.other_lane and suggest is None:
                 suggest = h.handle

@@ -71,6 +71,7 @@ def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Homes:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("COLONY_TASKS_HOME", raising=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("colony_tasks.install.plan.find_executable", lambda: EXE)
     return Homes(
@@ -412,6 +413,7 @@ def test_backups_hold_each_changed_files_previous_content(homes: Homes) -> None:
     for change in plan.changes:
         assert change.backup is not None
         assert change.backup.name.startswith(change.path.name + ".colony-tasks-")
+        assert change.backup.is_relative_to(homes.home / ".colony-tasks" / "backups")
         assert change.backup.read_bytes() == originals[change.path]
 
 
@@ -499,7 +501,7 @@ def test_install_prints_each_file_its_status_and_backup(homes: Homes) -> None:
     lines = result.output.splitlines()
     assert lines[0] == f"Hook command: {EXE}"
     assert lines[1].startswith(
-        f"updated  {homes.claude_settings}  (backup: {homes.claude_settings}."
+        f"updated  {homes.claude_settings}  (backup: {homes.home}/.colony-tasks/backups/"
     )
     assert "Installed for Claude Code and Codex (user scope)." in result.output
     assert "/hooks" in result.output

@@ -97,7 +97,7 @@ def post_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
                     lane,
                     task_id=activity.lane_task_id(store, me),
                     ttl_minutes=claims_mod.AUTO_TTL_MINUTES,
-                    note="auto (edited)",
+                    note=claims_mod.AUTO_NOTE,
                 )
             warning = briefing.conflict_warning(
                 [c for c in found if c.live], after=True, now=store.now()

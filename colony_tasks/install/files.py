@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..errors import ColonyError
 
 BACKUP_TAG = "colony-tasks"
@@ -136,16 +137,24 @@ def _write_target(path: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
 
+def backup_folder(path: Path) -> Path:
+    """Backups live in the data folder, never beside the file (it may be in a repository)."""
+    parent = str(path.absolute().parent).strip(os.sep).replace(os.sep, "%") or "root"
+    return Path(paths.home()) / "backups" / parent
+
+
 def backup(path: Path, now: float | None = None) -> Path:
-    """Copy ``path`` to ``<name>.colony-tasks-YYYYmmdd-HHMMSS.bak`` beside it (mode kept)."""
+    """Copy ``path`` to ``<data>/backups/<its folder>/<name>.colony-tasks-<stamp>.bak``."""
     source = _write_target(path)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if now is None else now))
-    target = path.with_name(f"{path.name}.{BACKUP_TAG}-{stamp}.bak")
+    folder = backup_folder(path)
+    target = folder / f"{path.name}.{BACKUP_TAG}-{stamp}.bak"
     counter = 1
     while target.exists():
-        target = path.with_name(f"{path.name}.{BACKUP_TAG}-{stamp}-{counter}.bak")
+        target = folder / f"{path.name}.{BACKUP_TAG}-{stamp}-{counter}.bak"
         counter += 1
     try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         shutil.copy2(source, target)
     except OSError as error:
         raise InstallError(f"Cannot back up {path} to {target}: {error.strerror}.") from None

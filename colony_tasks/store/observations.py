@@ -181,7 +181,7 @@ class ObservationsMixin(StoreBase):
             f" LEFT JOIN sessions s ON s.id = o.session_id"
             f" LEFT JOIN lanes l ON l.id = s.lane_id"
             f" WHERE p.repo_id = ? AND p.path IN ({marks}) AND o.kind = 'edit'"
-            f" AND o.created_at >= ? AND o.session_id != ?"
+            f" AND o.created_at >= ? AND o.session_id != ? AND s.ended_at IS NULL"
             f" ORDER BY o.id DESC",
             (repo_id, *paths, since, exclude_session),
         )

@@ -1,0 +1,180 @@
+"""``make demo``: two agents on one repository, driven through the real hook processes.
+
+A Claude Code session and a Codex session work in a temporary git repository with a temporary
+``COLONY_TASKS_HOME``; every step runs the installed ``colony-tasks hook`` command with the
+payload the agent would send, and prints exactly what the agent is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+EXE = os.path.join(os.path.dirname(sys.executable), "colony-tasks")
+EVENT_NAMES = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "post-tool-use": "PostToolUse",
+    "stop": "Stop",
+    "session-end": "SessionEnd",
+}
+
+
+class Agent:
+    """One simulated agent session that talks to colony-tasks only through hook processes."""
+
+    def __init__(self, kind: str, session_id: str, cwd: str, home: str) -> None:
+        self.kind, self.session_id, self.cwd, self.home = kind, session_id, cwd, home
+        self.label = f"{kind} ({session_id})"
+
+    def payload(self, event: str, **fields: object) -> dict[str, object]:
+        data: dict[str, object] = {
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "hook_event_name": EVENT_NAMES[event],
+        }
+        if self.kind == "codex":
+            data.update(transcript_path=None, model="gpt-5.5-codex", permission_mode="default")
+            if event not in ("session-start", "session-end"):
+                data["turn_id"] = "turn-1"
+        else:
+            data["transcript_path"] = f"/tmp/.claude/projects/demo/{self.session_id}.jsonl"
+        data.update(fields)
+        return data
+
+    def hook(self, event: str, title: str, **fields: object) -> str:
+        result = subprocess.run(
+            [EXE, "hook", event, "--agent", self.kind],
+            input=json.dumps(self.payload(event, **fields)).encode(),
+            capture_output=True,
+            env={**os.environ, "COLONY_TASKS_HOME": self.home},
+            check=False,
+        )
+        shown = ""
+        if result.stdout.strip():
+            specific = json.loads(result.stdout)["hookSpecificOutput"]
+            shown = specific.get("additionalContext") or specific.get(
+                "permissionDecisionReason", ""
+            )
+        print(f"\n── {self.label} · {EVENT_NAMES[event]} · {title}")
+        if shown:
+            print(textwrap.indent(shown, "   │ "))
+        else:
+            print("   (nothing injected — exit 0, empty stdout)")
+        return shown
+
+
+def git(cwd: str, *args: str) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "demo",
+        "GIT_AUTHOR_EMAIL": "demo@example.com",
+        "GIT_COMMITTER_NAME": "demo",
+        "GIT_COMMITTER_EMAIL": "demo@example.com",
+    }
+    subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
+def make_repo(root: str) -> str:
+    repo = os.path.join(root, "shop")
+    os.makedirs(os.path.join(repo, "src"))
+    with open(os.path.join(repo, "src", "retry.py"), "w") as handle:
+        handle.write("def backoff(attempt):\n    return 2 ** attempt\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "init")
+    return repo
+
+
+def collision_scene(claude: Agent, codex: Agent, repo: str) -> None:
+    target = os.path.join(repo, "src", "retry.py")
+    print("\n=== Scene 1: two agents, one file ===")
+    claude.hook("session-start", "Claude starts alone", source="startup")
+    codex.hook("session-start", "Codex joins the same lane", source="startup")
+    claude.hook(
+        "user-prompt-submit",
+        "Claude's first prompt (nothing new yet)",
+        prompt="Add jitter to the retry backoff",
+    )
+    edit = {
+        "file_path": target,
+        "old_string": "2 ** attempt",
+        "new_string": "2 ** attempt + jitter()",
+    }
+    claude.hook(
+        "pre-tool-use",
+        "Claude edits src/retry.py",
+        tool_name="Edit",
+        tool_input=edit,
+        tool_use_id="toolu_1",
+    )
+    claude.hook(
+        "post-tool-use",
+        "edit recorded and auto-claimed",
+        tool_name="Edit",
+        tool_input=edit,
+        tool_response={"filePath": target},
+        tool_use_id="toolu_1",
+    )
+    patch = {
+        "command": "*** Begin Patch\n*** Update File: src/retry.py\n@@\n-    return 2 ** attempt\n"
+        "+    return min(2 ** attempt, 60)\n*** End Patch\n"
+    }
+    codex.hook(
+        "pre-tool-use",
+        "Codex is about to patch the same file",
+        tool_name="apply_patch",
+        tool_input=patch,
+        tool_use_id="call_1",
+    )
+    codex.hook(
+        "post-tool-use",
+        "Codex patched it anyway",
+        tool_name="apply_patch",
+        tool_input=patch,
+        tool_response="Success. Updated: src/retry.py",
+        tool_use_id="call_1",
+    )
+    claude.hook("user-prompt-submit", "Claude's next prompt: the delta", prompt="Now add tests")
+    claude.hook("user-prompt-submit", "and the prompt after: silence", prompt="Run them")
+    claude.hook("session-end", "Claude exits: its claims are released", reason="prompt_input_exit")
+    codex.hook(
+        "pre-tool-use",
+        "Codex edits retry.py again: no warning now",
+        tool_name="apply_patch",
+        tool_input=patch,
+        tool_use_id="call_2",
+    )
+
+
+def main() -> int:
+    if not os.path.exists(EXE):
+        print(f"{EXE} not found: run `make install` first.", file=sys.stderr)
+        return 1
+    root = tempfile.mkdtemp(prefix="colony-demo-")
+    try:
+        home = os.path.join(root, "home")
+        repo = make_repo(root)
+        print(f"colony-tasks demo — repository {repo}, data in {home}")
+        claude = Agent("claude", "9f1c2d3e-claude", repo, home)
+        codex = Agent("codex", "019a-codex-thread", repo, home)
+        collision_scene(claude, codex, repo)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
