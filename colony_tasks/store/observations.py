@@ -164,7 +164,9 @@ class ObservationsMixin(StoreBase):
         rows = self._all(
             "SELECT DISTINCT p.path FROM observations o"
             " JOIN observation_paths p ON p.observation_id = o.id"
-            " WHERE o.session_id = ? AND p.repo_id = ? AND o.created_at >= ?",
+            # `+p.repo_id` keeps SQLite from driving the join by the repository's whole path
+            # index: starting from this session's own observations stays cheap as history grows.
+            " WHERE o.session_id = ? AND +p.repo_id = ? AND o.created_at >= ?",
             (session_id, repo_id, since),
         )
         return {r[0] for r in rows}
@@ -180,7 +182,8 @@ class ObservationsMixin(StoreBase):
             f" FROM observation_paths p JOIN observations o ON o.id = p.observation_id"
             f" LEFT JOIN sessions s ON s.id = o.session_id"
             f" LEFT JOIN lanes l ON l.id = s.lane_id"
-            f" WHERE p.repo_id = ? AND p.path IN ({marks}) AND o.kind = 'edit'"
+            # `+o.kind` keeps the planner on the path index instead of scanning every edit.
+            f" WHERE p.repo_id = ? AND p.path IN ({marks}) AND +o.kind = 'edit'"
             f" AND o.created_at >= ? AND o.session_id != ? AND s.ended_at IS NULL"
             f" ORDER BY o.id DESC",
             (repo_id, *paths, since, exclude_session),
