@@ -1,11 +1,10 @@
-"""Commands over the foundation: status, sessions, tasks, search."""
+"""Commands over the foundation: status, sessions, tasks."""
 
 from __future__ import annotations
 
 import click
 
 from .. import paths, thread
-from .. import search as search_mod
 from ..render import item_line
 from ..store import Store
 from ..timefmt import ago, iso
@@ -131,29 +130,3 @@ def render_task(data: dict, now: float) -> str:
     for obs in data["timeline"]:
         lines.append(f"{iso(obs.created_at)}  {item_line(obs)}")
     return "\n".join(lines)
-
-
-@cli.command(context_settings=CONTEXT_SETTINGS)
-@click.argument("query")
-@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
-@click.option("--task", "task_id", type=int, help="Only this task.")
-@click.option("--kind", "kinds", multiple=True, help="Only these kinds (repeatable).")
-@json_option
-@with_store
-def search(
-    store: Store, query: str, limit: int, task_id: int | None, kinds: tuple[str, ...], as_json: bool
-) -> None:
-    """Search everything agents did and said."""
-    hits = search_mod.keyword_search(
-        store, query, limit=limit, task_id=task_id, kinds=kinds or None
-    )
-
-    def render() -> str:
-        if not hits:
-            return f"No matches for {query!r}."
-        return "\n".join(
-            f"#{h.id} {h.kind} {h.author or '?'} task {h.task_id or '-'} {ago(h.created_at)}: {h.snippet}"
-            for h in hits
-        )
-
-    emit(as_json, hits, render)

@@ -19,7 +19,8 @@ an open blocker). ``observation_paths`` lists the repo-relative paths an observa
 ``observations_fts`` is an FTS5 index over the original (redacted) text, kept in sync by
 triggers. ``recipients`` records, per addressed session, whether a directed message has been
 delivered into its context. ``claims`` are advisory holds on repo-relative paths or globs with
-an expiry.
+an expiry. ``vectors`` hold embeddings (float32 blobs with model id, dimension and a hash of
+the text); ``embed_leases`` keep concurrent backfills from embedding one row twice.
 
 Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
@@ -32,9 +33,10 @@ from .. import paths
 from .observations import ObservationsMixin
 from .people import PeopleMixin
 from .thread import ThreadMixin
+from .vectors import VectorsMixin
 
 
-class Store(PeopleMixin, ObservationsMixin, ThreadMixin):
+class Store(PeopleMixin, ObservationsMixin, ThreadMixin, VectorsMixin):
     """The SQLite store; see the module docstring for the data model."""
 
 

@@ -130,9 +130,31 @@ CREATE INDEX claims_live ON claims(repo_id, pattern) WHERE released_at IS NULL;
 CREATE INDEX claims_session ON claims(session_id) WHERE released_at IS NULL;
 """
 
+VECTORS = """
+CREATE TABLE vectors (
+    id INTEGER PRIMARY KEY,
+    observation_id INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    created_at REAL NOT NULL,
+    UNIQUE (observation_id, model)
+);
+CREATE INDEX vectors_model_hash ON vectors(model, content_hash);
+CREATE TABLE embed_leases (
+    model TEXT NOT NULL,
+    observation_id INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    PRIMARY KEY (model, observation_id)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
+    Migration(3, "vectors", VECTORS),
 )
 
 LATEST = MIGRATIONS[-1].version

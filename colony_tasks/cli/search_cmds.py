@@ -1,0 +1,118 @@
+"""Commands over search: search (keyword, semantic, hybrid) and embed (backfill)."""
+
+from __future__ import annotations
+
+import click
+
+from .. import search as search_mod
+from ..embeddings import BACKENDS, EmbedderUnavailable
+from ..store import Store
+from ..timefmt import ago
+from .app import cli
+from .output import CONTEXT_SETTINGS, emit, json_option, with_store
+
+
+def run_search(
+    store: Store,
+    query: str,
+    *,
+    limit: int,
+    task_id: int | None,
+    kinds: list[str] | None,
+    semantic: bool | None,
+) -> list[search_mod.Hit]:
+    """Hybrid search when vectors of the configured model exist, keyword search otherwise."""
+    if semantic is False or not store.vector_counts():
+        if semantic:
+            raise click.ClickException("No vectors yet: run `colony-tasks embed` first.")
+        return search_mod.keyword_search(store, query, limit=limit, task_id=task_id, kinds=kinds)
+    # numpy and the embedder load only here, when vectors exist: most commands stay fast.
+    from .. import semantic as semantic_mod
+
+    try:
+        embedder = semantic_mod.configured_embedder()
+    except EmbedderUnavailable as error:
+        if semantic:
+            raise
+        click.echo(f"Semantic search unavailable ({error}); using keywords.", err=True)
+        embedder = None
+    engine = semantic_mod.SearchEngine(store, embedder)
+    return engine.search(query, limit=limit, task_id=task_id, kinds=kinds, semantic=semantic)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("query")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@click.option("--task", "task_id", type=int, help="Only this task.")
+@click.option("--kind", "kinds", multiple=True, help="Only these kinds (repeatable).")
+@click.option(
+    "--semantic/--no-semantic",
+    default=None,
+    help="Force hybrid (keywords + embeddings) or keywords only. Default: hybrid when "
+    "vectors exist.",
+)
+@json_option
+@with_store
+def search(
+    store: Store,
+    query: str,
+    limit: int,
+    task_id: int | None,
+    kinds: tuple[str, ...],
+    semantic: bool | None,
+    as_json: bool,
+) -> None:
+    """Search everything agents did and said."""
+    hits = run_search(
+        store, query, limit=limit, task_id=task_id, kinds=list(kinds) or None, semantic=semantic
+    )
+
+    def render() -> str:
+        if not hits:
+            return f"No matches for {query!r}."
+        return "\n".join(
+            f"#{h.id} {h.kind} {h.author or '?'} task {h.task_id or '-'} {ago(h.created_at)}: "
+            f"{h.snippet}"
+            for h in hits
+        )
+
+    emit(as_json, hits, render)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--model",
+    type=click.Choice([b for b in BACKENDS if b != "none"]),
+    default=None,
+    help="Embedding backend (default: the search.embedder setting, static).",
+)
+@click.option("--batch", default=256, show_default=True, type=click.IntRange(1, 10_000))
+@json_option
+@with_store
+def embed(store: Store, model: str | None, batch: int, as_json: bool) -> None:
+    """Embed every observation that has no vector for the model yet."""
+    from .. import semantic as semantic_mod  # heavy (numpy, model): only for this command
+
+    embedder = semantic_mod.configured_embedder(model)
+    if embedder is None:
+        raise click.ClickException("The embedder is set to none; pass --model static.")
+    missing = store.count_unembedded(embedder.model_id)
+    with click.progressbar(
+        length=missing,
+        label=f"Embedding with {embedder.model_id}",
+        file=click.get_text_stream("stderr"),
+    ) as bar:
+        done = semantic_mod.backfill(store, embedder, batch=batch, progress=bar.update)
+    data = {
+        "model": embedder.model_id,
+        "embedded": done,
+        "vectors": store.vector_counts().get(embedder.model_id, 0),
+    }
+    emit(
+        as_json,
+        data,
+        lambda: (
+            f"Embedded {done} observations with {embedder.model_id}; "
+            f"{data['vectors']} vectors in total."
+        ),
+    )

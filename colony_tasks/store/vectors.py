@@ -1,0 +1,104 @@
+"""SQL for embedding vectors and the leases that keep concurrent backfills apart.
+
+A vector is a little-endian float32 blob keyed by (observation, model), stored with the model's
+dimension and a hash of the embedded text. Backfilling processes lease the rows they are about
+to embed (``embed_leases``) inside ``BEGIN IMMEDIATE``, so two processes never embed one row.
+"""
+
+from __future__ import annotations
+
+from .base import StoreBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+class VectorsMixin(StoreBase):
+    def lease_unembedded(
+        self,
+        model: str,
+        owner: str,
+        *,
+        limit: int,
+        before_id: int | None = None,
+        lease_seconds: float = 300,
+    ) -> list[tuple[int, str]]:
+        """Lease up to ``limit`` observations without a ``model`` vector, newest first.
+
+        ``before_id`` continues a scan below the last batch, so a full backfill reads each row
+        once instead of rescanning the embedded ones for every batch.
+        """
+        now = self.now()
+        with self.transaction():
+            self._run("DELETE FROM embed_leases WHERE model = ? AND expires_at <= ?", (model, now))
+            rows = self._all(
+                "SELECT o.id, o.text FROM observations o"
+                " WHERE NOT EXISTS (SELECT 1 FROM vectors v"
+                "                   WHERE v.observation_id = o.id AND v.model = ?)"
+                " AND NOT EXISTS (SELECT 1 FROM embed_leases e"
+                "                 WHERE e.model = ? AND e.observation_id = o.id)"
+                " AND o.id < ? ORDER BY o.id DESC LIMIT ?",
+                (model, model, before_id if before_id is not None else 2**62, limit),
+            )
+            self.conn.executemany(
+                "INSERT INTO embed_leases(model, observation_id, owner, expires_at)"
+                " VALUES (?, ?, ?, ?)",
+                [(model, r[0], owner, now + lease_seconds) for r in rows],
+            )
+        return [(int(r[0]), r[1]) for r in rows]
+
+    def vectors_by_hash(self, model: str, hashes: Sequence[str]) -> dict[str, tuple[int, bytes]]:
+        """Existing vectors of ``model`` for these content hashes: hash -> (dim, blob)."""
+        if not hashes:
+            return {}
+        marks = ",".join("?" * len(hashes))
+        rows = self._all(
+            f"SELECT content_hash, dim, vector FROM vectors WHERE model = ?"
+            f" AND content_hash IN ({marks}) GROUP BY content_hash",
+            (model, *hashes),
+        )
+        return {r[0]: (int(r[1]), bytes(r[2])) for r in rows}
+
+    def store_vectors(
+        self, model: str, owner: str, rows: Sequence[tuple[int, int, str, bytes]]
+    ) -> int:
+        """Write (observation_id, dim, content_hash, blob) rows and drop their leases."""
+        now = self.now()
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO vectors(observation_id, model, dim, content_hash, vector,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [(obs, model, dim, digest, blob, now) for obs, dim, digest, blob in rows],
+            )
+            self.conn.executemany(
+                "DELETE FROM embed_leases WHERE model = ? AND observation_id = ? AND owner = ?",
+                [(model, obs, owner) for obs, *_ in rows],
+            )
+        return len(rows)
+
+    def release_leases(self, model: str, owner: str) -> None:
+        self._run("DELETE FROM embed_leases WHERE model = ? AND owner = ?", (model, owner))
+
+    def vectors_after(
+        self, model: str, after_id: int, *, limit: int = 50_000
+    ) -> list[tuple[int, int, int, bytes]]:
+        """Vectors of ``model`` stored after row ``after_id``: (row id, observation id, dim, blob)."""
+        rows = self._all(
+            "SELECT id, observation_id, dim, vector FROM vectors WHERE model = ? AND id > ?"
+            " ORDER BY id LIMIT ?",
+            (model, after_id, limit),
+        )
+        return [(int(r[0]), int(r[1]), int(r[2]), bytes(r[3])) for r in rows]
+
+    def vector_counts(self) -> dict[str, int]:
+        rows = self._all("SELECT model, COUNT(*) FROM vectors GROUP BY model")
+        return {r[0]: int(r[1]) for r in rows}
+
+    def count_unembedded(self, model: str) -> int:
+        row = self._one(
+            "SELECT COUNT(*) FROM observations o WHERE NOT EXISTS (SELECT 1 FROM vectors v"
+            " WHERE v.observation_id = o.id AND v.model = ?)",
+            (model,),
+        )
+        return int(row[0]) if row else 0
