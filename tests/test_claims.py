@@ -133,3 +133,26 @@ def test_release_specific_paths_or_all(store: Store, repo: Path):
     assert [r["pattern"] for r in thread.release(store, "a", ["b.py"])] == ["b.py"]
     assert sorted(r["pattern"] for r in thread.release(store, "a")) == ["a.py", "c.py"]
     assert store.list_claims() == []
+
+
+@pytest.mark.parametrize(
+    "glob,path",
+    [
+        ("src/api/**", "src/api/v1/x.py"),
+        ("*.md", "docs/readme.md"),
+        ("docs/**", "docs/a/b.txt"),
+        ("src/**/test_*.py", "src/a/b/test_x.py"),
+        ("file[0-9].py", "file7.py"),
+        ("**/vendor", "a/vendor"),
+        ("a?c.txt", "abc.txt"),
+    ],
+)
+def test_prefilter_never_rejects_a_real_match(glob: str, path: str):
+    assert claims.matches(glob, path)
+    assert claims._may_match(glob, path)
+
+
+def test_prefilter_skips_globs_that_cannot_match():
+    assert not claims._may_match("docs/**", "src/app.py")
+    assert not claims._may_match("*.md", "src/app.py")
+    assert not claims.matches("src/api/**", "src/app.py")

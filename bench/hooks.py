@@ -1,0 +1,220 @@
+"""Whole-process wall time of every hook event against a same-run baseline.
+
+    python bench/hooks.py [--n 40] [--sizes 1000,100000]
+
+Each sample runs the installed ``colony-tasks hook EVENT`` as a new process with a realistic
+payload, exactly as Claude Code does; the baseline is bench/baseline_hook.py (stdin JSON + one
+WAL insert). Candidates run interleaved so machine noise hits them alike. The store is seeded
+with 1k and with 100k observations in the lane task to show whether a hook grows with history.
+Results go to bench/results/hooks.json; bench/check.py turns them into the latency gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import _stats  # noqa: E402
+
+from colony_tasks import sessions, thread  # noqa: E402
+from colony_tasks.store import Store  # noqa: E402
+
+EXE = Path(sys.executable).parent / "colony-tasks"
+BASELINE = HERE / "baseline_hook.py"
+GATED = ("user-prompt-submit", "pre-tool-use", "post-tool-use")
+WORDS = "retry backoff auth middleware viewer schema migration cache index token parser".split()
+
+
+def git_repo(root: Path) -> Path:
+    repo = root / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text("x = 1\n")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "init"]):
+        subprocess.run(
+            ["git", "-c", "init.defaultBranch=main", *args], cwd=repo, env=env, check=True
+        )
+    return repo
+
+
+def seed(home: Path, repo: Path, size: int) -> None:
+    """Two sessions on the lane task, ``size`` observations of mixed traffic, a few claims."""
+    store = Store(home / "colony.db")
+    me = sessions.register(store, "bench-claude", agent="claude", cwd=str(repo))
+    sessions.register(store, "bench-codex", agent="codex", cwd=str(repo))
+    kinds = ["prompt", "edit", "command", "note", "decision", "question"]
+    rows = []
+    now = time.time() - 3600
+    for i in range(size):
+        kind = kinds[i % len(kinds)]
+        text = f"{kind} {WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]} item {i}"
+        sid = "bench-codex" if i % 2 else "bench-claude"
+        rows.append((sid, me.task.id, kind, text, "{}", now + i * 0.01))
+    with store.transaction():
+        store.conn.executemany(
+            "INSERT INTO observations(session_id, task_id, kind, text, meta, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        store.conn.executemany(
+            "INSERT INTO observation_paths(observation_id, repo_id, path)"
+            " SELECT id, ?, 'src/file' || (id % 500) || '.py' FROM observations WHERE kind = 'edit'",
+            [(me.lane.repo_id,)],
+        )
+    thread.claim(store, "bench-codex", ["src/other.py", "docs/**"])
+    for sid in ("bench-claude", "bench-codex"):
+        store.set_cursor(me.task.id, sid, store.max_observation_id(me.task.id))
+    store.close()
+
+
+def payloads(repo: Path) -> dict[str, dict]:
+    target = str(repo / "src" / "app.py")
+    base = {
+        "session_id": "bench-claude",
+        "cwd": str(repo),
+        "transcript_path": "/tmp/.claude/projects/b/bench-claude.jsonl",
+    }
+    edit = {"file_path": target, "old_string": "x = 1", "new_string": "x = 2"}
+    return {
+        "session-start": {**base, "hook_event_name": "SessionStart", "source": "resume"},
+        "user-prompt-submit": {
+            **base,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "add retry with backoff to the parser cache",
+        },
+        "pre-tool-use": {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": edit,
+            "tool_use_id": "t",
+        },
+        "post-tool-use": {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_input": edit,
+            "tool_response": {"filePath": target},
+            "tool_use_id": "t",
+        },
+        "stop": {**base, "hook_event_name": "Stop", "stop_hook_active": False},
+    }
+
+
+def runner(args: list[str], data: bytes, env: dict[str, str]):
+    def call() -> None:
+        result = subprocess.run(args, input=data, capture_output=True, env=env)
+        if result.returncode != 0:
+            raise SystemExit(f"{args} exited {result.returncode}: {result.stderr[-500:]!r}")
+
+    return call
+
+
+def measure(size: int, n: int) -> list[_stats.Stat]:
+    root = Path(tempfile.mkdtemp(prefix=f"colony-bench-hooks-{size}-"))
+    home = root / "home"
+    home.mkdir()
+    repo = git_repo(root)
+    _stats.log(f"seeding {size} observations")
+    seed(home, repo, size)
+    env = {**os.environ, "COLONY_TASKS_HOME": str(home)}
+    fns = {
+        "baseline": runner(
+            [sys.executable, str(BASELINE)],
+            json.dumps(payloads(repo)["user-prompt-submit"]).encode(),
+            env,
+        )
+    }
+    for event, payload in payloads(repo).items():
+        fns[event] = runner(
+            [str(EXE), "hook", event, "--agent", "claude"], json.dumps(payload).encode(), env
+        )
+    store = Store(home / "colony.db")
+    counter = iter(range(10**9))
+
+    def between() -> None:  # a new message from the other agent for each prompt to deliver
+        thread.post(store, "bench-codex", f"progress note {next(counter)}")
+
+    _stats.log(f"timing {n} interleaved rounds at {size}")
+    samples = _stats.time_interleaved(fns, n, warmup=2, between=between)
+    store.close()
+    base = _stats.stat(f"baseline (stdin JSON + 1 WAL insert) @{size}", samples["baseline"])
+    out = [base]
+    for event in payloads(repo):
+        out.append(
+            _stats.compare(_stats.stat(f"{event} @{size}", samples[event]), base, "baseline")
+        )
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--sizes", default="1000,100000")
+    args = parser.parse_args()
+    if not EXE.exists():
+        raise SystemExit(f"{EXE} not found: run `make install` first")
+    # Installed packages carry bytecode; an editable checkout under PYTHONDONTWRITEBYTECODE would
+    # otherwise recompile every module in every hook process.
+    compileall.compile_dir(str(HERE.parent / "colony_tasks"), quiet=1)
+    info = _stats.machine_info()
+    print(_stats.machine_line(info))
+    results: list[_stats.Stat] = []
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for size in sizes:
+        results.extend(measure(size, args.n))
+    growth = []
+    if len(sizes) > 1:
+        small, large = sizes[0], sizes[-1]
+        by_name = {s.name: s for s in results}
+        for event in ["baseline (stdin JSON + 1 WAL insert)", *payloads(Path("/x"))]:
+            a, b = by_name[f"{event} @{small}"], by_name[f"{event} @{large}"]
+            growth.append(
+                _stats.compare(
+                    _stats.Stat(
+                        f"{event}: @{large} vs @{small}",
+                        b.n,
+                        b.p50_ms,
+                        b.p90_ms,
+                        b.min_ms,
+                        b.max_ms,
+                        b.mean_ms,
+                    ),
+                    a,
+                    f"@{small}",
+                )
+            )
+    print(_stats.format_table(results + growth, title="hook wall time per process"))
+    _stats.write_json(
+        HERE / "results" / "hooks.json",
+        {
+            "machine": info,
+            "n": args.n,
+            "sizes": sizes,
+            "gated": list(GATED),
+            "results": [s.to_dict() for s in results],
+            "growth": [s.to_dict() for s in growth],
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
