@@ -5,8 +5,8 @@ Every block ends with the exact next call. Standard library only.
 
 from __future__ import annotations
 
+from . import chains, thread
 from . import claims as claims_mod
-from . import thread
 from .models import Observation, Session
 from .render import clip, item_line
 from .sessions import Joined
@@ -35,7 +35,9 @@ def next_call(obs: Observation, me: Session) -> str:
     return ""
 
 
-def _line(obs: Observation, me: Session, now: float) -> str:
+def _line(obs: Observation, me: Session, now: float, store: Store | None = None) -> str:
+    if store is not None and obs.kind == "turn" and obs.to in (me.handle, me.id):
+        return chains.turn_block(store, me, obs)
     line = item_line(obs, now=now, limit=ITEM_CHARS)
     if obs.to and obs.to in (me.handle, me.id):
         line = line.replace(f" → {obs.to}", " → you", 1)
@@ -98,7 +100,7 @@ def delta(store: Store, me: Session, groups: Sequence[thread.Updates]) -> str | 
     now = store.now()
     tasks = sorted({t for t, _ in items})
     head = f"{PREFIX} — since your last turn (task {', '.join(f'#{t}' for t in tasks)}):"
-    lines = [head, *(_line(o, me, now) for _, o in items[:MAX_ITEMS])]
+    lines = [head, *(_line(o, me, now, store) for _, o in items[:MAX_ITEMS])]
     extra = remaining + max(0, len(items) - MAX_ITEMS)
     if extra:
         first = tasks[0]
@@ -111,7 +113,7 @@ def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | N
     if not items:
         return None
     now = store.now()
-    lines = [f"{PREFIX} — for you now:", *(_line(o, me, now) for o in items[:MAX_ITEMS])]
+    lines = [f"{PREFIX} — for you now:", *(_line(o, me, now, store) for o in items[:MAX_ITEMS])]
     if len(items) > MAX_ITEMS:
         lines.append(f"… and {len(items) - MAX_ITEMS} more — call task_updates_since()")
     return "\n".join(lines)
@@ -159,3 +161,16 @@ def conflict_warning(
             f' or claim_file(paths=["{path}"]) once agreed.'
         )
     return "\n".join(out)
+
+
+def undeliverable(rows: Sequence[dict]) -> str | None:
+    """Directed items this session sent that can no longer reach their recipient."""
+    if not rows:
+        return None
+    lines = [f"{PREFIX}: not delivered (the recipient's session ended first):"]
+    for row in rows[:MAX_ITEMS]:
+        lines.append(
+            f"#{row['observation_id']} {row['kind']} to {row['recipient_handle']}: "
+            f'{clip(row["text"], 120)} → re-address it, e.g. ask_question(to="any", ...)'
+        )
+    return "\n".join(lines)

@@ -54,15 +54,26 @@ class Session(
         return self.ended_at is None
 
 
-class Task(record("Task", "id title mode status lane_id created_by created_at closed_at")):
+class Task(
+    record(
+        "Task",
+        "id title mode status lane_id created_by created_at closed_at coordinator turn_holder"
+        " turn_seq",
+        defaults=(None, None, 0),
+    )
+):
     __slots__ = ()
+
+    @property
+    def is_chain(self) -> bool:
+        return self.mode == "chain"
 
 
 class Observation(
     record(
         "Observation",
-        "id session_id task_id kind text meta created_at to in_reply_to urgent status handle",
-        defaults=({}, 0.0, None, None, False, None, None),
+        "id session_id task_id kind text meta created_at to in_reply_to urgent status handle turn",
+        defaults=({}, 0.0, None, None, False, None, None, None),
     )
 ):
     __slots__ = ()

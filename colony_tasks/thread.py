@@ -7,6 +7,7 @@ Standard library only: the hook path imports this module.
 from __future__ import annotations
 
 from . import claims as claims_mod
+from . import settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .models import Observation, Session, Task, record
 from .sessions import AGENT_KINDS, find_session, get_task
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MESSAGE_KINDS = ("note", "question", "answer", "handoff", "accept", "decision", "blocker")
-THREAD_KINDS = (*MESSAGE_KINDS, "claim", "release", "withdraw")
+THREAD_KINDS = (*MESSAGE_KINDS, "claim", "release", "withdraw", "turn", "guard")
 POSTABLE_KINDS = ("note", "question", "answer", "decision", "blocker")
 BROADCAST = ("", "any", "all", "*")
 MAX_MESSAGE_CHARS = 16_000
@@ -76,12 +77,100 @@ def task_for(store: Store, session: Session, task_id: int | None) -> Task:
     return default_task(store, session) if task_id is None else get_task(store, task_id)
 
 
+class LoopGuard(NotAllowed):
+    """Too many agent-to-agent requests in a row: a human has to weigh in."""
+
+    def __init__(self, task_id: int, message: str) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+
+
+def _handle_of(store: Store, session_id: str | None) -> str:
+    found = store.get_session(session_id) if session_id else None
+    return found.handle if found else str(session_id)
+
+
 def _writable(store: Store, task: Task, session: Session) -> None:
-    """The single gate every thread write passes through."""
+    """The single gate every thread write passes through (read inside the transaction)."""
     if task.status != "open":
         raise Conflict(f"Task {task.id} is {task.status}; it accepts no new messages.")
     if session.ended_at is not None:
         raise NotAllowed(f"Session {session.handle} has ended; start a new session to post.")
+    if task.mode == "chain" and task.turn_holder != session.id:
+        holder = _handle_of(store, task.turn_holder)
+        raise NotAllowed(
+            f"It is {holder}'s turn in chain {task.id}; only the turn holder may post."
+            " Wait until the coordinator passes you the turn."
+        )
+
+
+def check_loop_guard(
+    store: Store,
+    task: Task,
+    session: Session,
+    kind: str,
+    to: str | None,
+    recipients: Sequence[Session],
+) -> None:
+    """Refuse the next directed agent request once the limit since a human event is reached."""
+    if session.agent == "human" or to is None or kind not in ("question", "handoff", "turn"):
+        return
+    if kind == "turn" and all(r.agent == "human" for r in recipients):
+        return  # passing the turn to a human is how loops end
+    limit = int(settings.get("chains", "loop_limit") or 8)
+    count = store.directed_agent_items_since(task.id, store.last_human_event(task.id))
+    if count >= limit:
+        raise LoopGuard(
+            task.id,
+            f"Loop guard: {count} agent-to-agent requests in a row on task {task.id} since the"
+            f" last human input; {session.handle}'s {kind} to {to} was not sent. A human needs to"
+            " weigh in (post to the thread or prompt one of the agents).",
+        )
+
+
+def _record_guard(store: Store, session: Session, guard: LoopGuard) -> None:
+    """The refusal itself goes to the thread, so the human sees it."""
+    store.add_observation("guard", str(guard), session_id=session.id, task_id=guard.task_id)
+
+
+def insert_message(
+    store: Store,
+    task: Task,
+    session: Session,
+    kind: str,
+    body: str,
+    *,
+    to: str | None = None,
+    in_reply_to: int | None = None,
+    urgent: bool = False,
+    meta: dict[str, Any] | None = None,
+    status: str | None = None,
+) -> Posted:
+    """Store one thread message inside the caller's transaction.
+
+    Resolves recipients, applies the loop guard, numbers chain turns and hands a chain's turn
+    back to its coordinator after anyone else speaks. Callers check :func:`_writable` first.
+    """
+    store.add_participant(task.id, session.id)
+    addressee, recipients = resolve_recipients(store, task, session, to)
+    check_loop_guard(store, task, session, kind, addressee, recipients)
+    turn = store.next_turn(task.id) if task.mode == "chain" else None
+    obs_id = store.add_observation(
+        kind,
+        body,
+        session_id=session.id,
+        task_id=task.id,
+        meta=meta,
+        to=addressee,
+        in_reply_to=in_reply_to,
+        urgent=urgent,
+        status=status,
+        turn=turn,
+    )
+    store.add_recipients(obs_id, [r.id for r in recipients])
+    if task.mode == "chain" and kind != "turn" and session.id != task.coordinator:
+        store.set_turn_holder(task.id, task.coordinator)
+    return Posted(obs_id, task.id, kind, addressee, store.recipients(obs_id))
 
 
 def _text(value: Any, what: str) -> str:
@@ -149,30 +238,31 @@ def post(
     if kind not in MESSAGE_KINDS:
         raise InvalidInput(f"Unknown kind {kind!r}; use one of {', '.join(MESSAGE_KINDS)}.")
     body = _text(text, "message")
-    with store.transaction():
-        task = task_for(store, session, task_id)
-        _writable(store, task, session)
-        if in_reply_to is not None:
-            parent = store.get_observation(int(in_reply_to))
-            if parent is None or parent.task_id != task.id:
-                raise NotFound(f"Message {in_reply_to} is not in task {task.id}.")
-        store.add_participant(task.id, session.id)
-        addressee, recipients = resolve_recipients(store, task, session, to)
-        if status is None:
-            status = {"question": "pending", "handoff": "pending", "blocker": "open"}.get(kind)
-        obs_id = store.add_observation(
-            kind,
-            body,
-            session_id=session.id,
-            task_id=task.id,
-            meta=meta,
-            to=addressee,
-            in_reply_to=in_reply_to,
-            urgent=urgent,
-            status=status,
-        )
-        store.add_recipients(obs_id, [r.id for r in recipients])
-        return Posted(obs_id, task.id, kind, addressee, store.recipients(obs_id))
+    try:
+        with store.transaction():
+            task = task_for(store, session, task_id)
+            _writable(store, task, session)
+            if in_reply_to is not None:
+                parent = store.get_observation(int(in_reply_to))
+                if parent is None or parent.task_id != task.id:
+                    raise NotFound(f"Message {in_reply_to} is not in task {task.id}.")
+            if status is None:
+                status = {"question": "pending", "handoff": "pending", "blocker": "open"}.get(kind)
+            return insert_message(
+                store,
+                task,
+                session,
+                kind,
+                body,
+                to=to,
+                in_reply_to=in_reply_to,
+                urgent=urgent,
+                meta=meta,
+                status=status,
+            )
+    except LoopGuard as guard:
+        _record_guard(store, session, guard)
+        raise
 
 
 def ask(
@@ -503,6 +593,20 @@ def _relevant(
     return [o for o in others if o.kind != "edit" or o.id in keep_edits]
 
 
+def _is_my_turn(obs: Observation, session: Session) -> bool:
+    return obs.kind == "turn" and obs.to is not None and obs.to in (session.handle, session.id)
+
+
+def _fold_turns(items: list[Observation], session: Session) -> list[Observation]:
+    """Drop chain messages that a turn block addressed to this session already contains."""
+    turns = [o for o in items if _is_my_turn(o, session)]
+    if not turns:
+        return items
+    last = turns[-1]
+    since = int(last.meta.get("since") or 0)
+    return [o for o in items if not (o.task_id == last.task_id and since < o.id < last.id)]
+
+
 def updates_since(
     store: Store,
     reader: str | Session,
@@ -532,7 +636,7 @@ def updates_since(
         store.add_participant(task.id, session.id)
         cursor = store.get_cursor(task.id, session.id) or 0
         rows = store.observations_after(task.id, cursor, kinds=kinds, limit=5000)
-        items = _relevant(store, session, rows)
+        items = _fold_turns(_relevant(store, session, rows), session)
         if limit and len(items) > limit:
             shown, remaining = items[:limit], len(items) - limit
             new_cursor = shown[-1].id
@@ -556,6 +660,9 @@ def deliver_directed(store: Store, reader: str | Session) -> list[Observation]:
     with store.transaction():
         items = store.pending_directed(session.id)
         store.mark_delivered(session.id, [o.id for o in items])
+        for turn in (o for o in items if _is_my_turn(o, session)):
+            # The turn block carries the chain's history: do not deliver it again piecemeal.
+            store.set_cursor(turn.task_id, session.id, turn.id - 1)
     return items
 
 
@@ -591,6 +698,7 @@ def summary(store: Store, task_id: int) -> dict[str, Any]:
         "blockers": store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id]),
         "decisions": store.timeline(task.id, limit=10, kinds=("decision",)),
         "claims": claims_mod.list_live(store, repo_id=lane.repo_id) if lane else [],
+        "undelivered": store.undelivered_in_task(task.id),
     }
 
 

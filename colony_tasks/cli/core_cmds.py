@@ -97,6 +97,10 @@ def tasks_show(store: Store, task_id: int, limit: int, as_json: bool) -> None:
     """Show a task: participants, open items, claims, and the thread as a timeline."""
     data = thread.summary(store, task_id)
     data["timeline"] = store.timeline(task_id, limit=limit)
+    task = data["task"]
+    for role in ("coordinator", "turn_holder"):
+        ref = getattr(task, role)
+        data[role] = store.get_session(ref).handle if ref and store.get_session(ref) else ref
     emit(as_json, data, lambda: render_task(data, store.now()))
 
 
@@ -118,6 +122,18 @@ def render_task(data: dict, now: float) -> str:
         if data[key]:
             lines.append(f"{title}:")
             lines.extend(f"  {item_line(o, now=now)}" for o in data[key])
+    if data["undelivered"]:
+        lines.append("Directed items not yet delivered:")
+        lines.extend(
+            f"  #{u['id']} {u['kind']} {u['sender']} → {u['recipient']} ({u['state']})"
+            for u in data["undelivered"]
+        )
+    if task.mode == "chain":
+        lines.insert(
+            1,
+            f"Chain: coordinator {data['coordinator']}, turn {task.turn_seq},"
+            f" turn holder {data['turn_holder']}",
+        )
     if data["claims"]:
         lines.append("Claims:")
         lines.extend(

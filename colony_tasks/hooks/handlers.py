@@ -55,7 +55,14 @@ def user_prompt_submit(store: Store, payload: dict[str, Any], agent: str) -> Res
         thread.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
         for task in store.tasks_of_session(me.id)
     ]
-    return Result(context=briefing.delta(store, me, groups))
+    parts = [briefing.delta(store, me, groups), _undeliverable(store, me)]
+    return Result(context="\n\n".join(p for p in parts if p) or None)
+
+
+def _undeliverable(store: Store, me: Session) -> str | None:
+    if not store.has_undeliverable(me.id):
+        return None
+    return briefing.undeliverable(store.undelivered_for_sender(me.id))
 
 
 def pre_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
@@ -108,9 +115,12 @@ def post_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
         command = shell_command(payload.get("tool_input"))
         if command.strip():
             activity.record_command(store, me, command, tool=tool)
-    now_items = briefing.mid_turn(store, me, thread.deliver_directed(store, me))
-    if now_items:
-        notes.append(now_items)
+    for extra in (
+        briefing.mid_turn(store, me, thread.deliver_directed(store, me)),
+        _undeliverable(store, me),
+    ):
+        if extra:
+            notes.append(extra)
     return Result(context="\n\n".join(notes) if notes else None)
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 OBS_COLUMNS = (
     "o.id, o.session_id, o.task_id, o.kind, o.text, o.meta, o.created_at, o.to_target,"
-    " o.in_reply_to, o.urgent, o.status, s.handle"
+    " o.in_reply_to, o.urgent, o.status, s.handle, o.turn"
 )
 OBS_FROM = "observations o LEFT JOIN sessions s ON s.id = o.session_id"
 
@@ -35,6 +35,7 @@ def row_to_observation(row: sqlite3.Row) -> Observation:
         urgent=bool(row["urgent"]),
         status=row["status"],
         handle=row["handle"],
+        turn=row["turn"],
     )
 
 
@@ -53,13 +54,15 @@ class ObservationsMixin(StoreBase):
         status: str | None = None,
         paths: Iterable[str] = (),
         repo_id: str | None = None,
+        turn: int | None = None,
     ) -> int:
         """Insert one observation (text and meta redacted) and its touched paths."""
         clean_meta = redact_value(meta) if meta else {}
         with self.transaction():
             cursor = self._run(
                 "INSERT INTO observations(session_id, task_id, kind, text, meta, created_at,"
-                " to_target, in_reply_to, urgent, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " to_target, in_reply_to, urgent, status, turn)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     task_id,
@@ -71,6 +74,7 @@ class ObservationsMixin(StoreBase):
                     in_reply_to,
                     int(bool(urgent)),
                     status,
+                    turn,
                 ),
             )
             obs_id = int(cursor.lastrowid)

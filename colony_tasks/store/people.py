@@ -12,7 +12,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 SESSION_COLUMNS = "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at"
-TASK_COLUMNS = "id, title, mode, status, lane_id, created_by, created_at, closed_at"
+TASK_COLUMNS = (
+    "id, title, mode, status, lane_id, created_by, created_at, closed_at, coordinator,"
+    " turn_holder, turn_seq"
+)
 
 
 def _session(row: sqlite3.Row | None) -> Session | None:
@@ -153,13 +156,23 @@ class PeopleMixin(StoreBase):
         mode: str = "task",
         lane_id: int | None = None,
         created_by: str | None = None,
+        coordinator: str | None = None,
     ) -> int:
         cursor = self._run(
-            "INSERT INTO tasks(title, mode, status, lane_id, created_by, created_at)"
-            " VALUES (?, ?, 'open', ?, ?, ?)",
-            (title, mode, lane_id, created_by, self.now()),
+            "INSERT INTO tasks(title, mode, status, lane_id, created_by, created_at, coordinator,"
+            " turn_holder) VALUES (?, ?, 'open', ?, ?, ?, ?, ?)",
+            (title, mode, lane_id, created_by, self.now(), coordinator, coordinator),
         )
         return int(cursor.lastrowid)
+
+    def set_turn_holder(self, task_id: int, holder: str) -> None:
+        self._run("UPDATE tasks SET turn_holder = ? WHERE id = ?", (holder, task_id))
+
+    def next_turn(self, task_id: int) -> int:
+        """Increment and return the task's turn sequence (call inside a transaction)."""
+        self._run("UPDATE tasks SET turn_seq = turn_seq + 1 WHERE id = ?", (task_id,))
+        row = self._one("SELECT turn_seq FROM tasks WHERE id = ?", (task_id,))
+        return int(row[0]) if row else 0
 
     def set_task_status(self, task_id: int, status: str) -> None:
         closed = None if status == "open" else self.now()
@@ -174,7 +187,8 @@ class PeopleMixin(StoreBase):
         rows = self._all(
             f"""
             SELECT t.id, t.title, t.mode, t.status, t.lane_id, t.created_by, t.created_at,
-                   t.closed_at, l.repo_name, l.root, l.branch,
+                   t.closed_at, t.coordinator, t.turn_holder, t.turn_seq,
+                   l.repo_name, l.root, l.branch,
                    (SELECT COUNT(*) FROM participants p WHERE p.task_id = t.id) AS participants,
                    COALESCE((SELECT MAX(o.created_at) FROM observations o WHERE o.task_id = t.id),
                             t.created_at) AS last_activity

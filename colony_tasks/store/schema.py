@@ -151,10 +151,19 @@ CREATE TABLE embed_leases (
 ) WITHOUT ROWID;
 """
 
+CHAINS = """
+ALTER TABLE tasks ADD COLUMN coordinator TEXT;
+ALTER TABLE tasks ADD COLUMN turn_holder TEXT;
+ALTER TABLE tasks ADD COLUMN turn_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE observations ADD COLUMN turn INTEGER;
+CREATE INDEX observations_task_kind ON observations(task_id, kind, id);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
     Migration(3, "vectors", VECTORS),
+    Migration(4, "chains", CHAINS),
 )
 
 LATEST = MIGRATIONS[-1].version

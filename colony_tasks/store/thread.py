@@ -223,6 +223,75 @@ class ThreadMixin(StoreBase):
         )
         return row is not None
 
+    def undelivered_for_sender(self, session_id: str) -> list[dict[str, Any]]:
+        """Directed items by this session whose recipient ended before delivery, once each.
+
+        They are marked ``undeliverable-reported`` so the sender is told only once.
+        """
+        with self.transaction():
+            rows = [
+                dict(r)
+                for r in self._all(
+                    "SELECT r.observation_id, r.session_id AS recipient,"
+                    " s.handle AS recipient_handle, o.kind, o.text, o.task_id FROM recipients r"
+                    " JOIN observations o ON o.id = r.observation_id"
+                    " JOIN sessions s ON s.id = r.session_id"
+                    " WHERE o.session_id = ? AND r.state = 'undeliverable' ORDER BY o.id",
+                    (session_id,),
+                )
+            ]
+            if rows:
+                self.conn.executemany(
+                    "UPDATE recipients SET state = 'undeliverable-reported'"
+                    " WHERE observation_id = ? AND session_id = ?",
+                    [(r["observation_id"], r["recipient"]) for r in rows],
+                )
+        return rows
+
+    def has_undeliverable(self, session_id: str) -> bool:
+        row = self._one(
+            "SELECT 1 FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            " WHERE o.session_id = ? AND r.state = 'undeliverable' LIMIT 1",
+            (session_id,),
+        )
+        return row is not None
+
+    def undelivered_in_task(self, task_id: int) -> list[dict[str, Any]]:
+        """Directed items of a task not (yet) delivered: pending or undeliverable."""
+        rows = self._all(
+            "SELECT o.id, o.kind, a.handle AS sender, s.handle AS recipient, r.state"
+            " FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            " JOIN sessions s ON s.id = r.session_id LEFT JOIN sessions a ON a.id = o.session_id"
+            " WHERE o.task_id = ? AND o.to_target IS NOT NULL AND r.state != 'delivered'"
+            " ORDER BY o.id",
+            (task_id,),
+        )
+        return [dict(r) for r in rows]
+
+    def last_human_event(self, task_id: int) -> int:
+        """Id of the latest human post in the task or user prompt by one of its participants."""
+        row = self._one(
+            "SELECT MAX(id) FROM ("
+            " SELECT MAX(o.id) AS id FROM observations o JOIN sessions s ON s.id = o.session_id"
+            "  WHERE o.task_id = ? AND s.agent = 'human'"
+            " UNION ALL"
+            " SELECT MAX(o.id) FROM participants p"
+            "  JOIN observations o ON o.session_id = p.session_id AND o.kind = 'prompt'"
+            "  WHERE p.task_id = ?)",
+            (task_id, task_id),
+        )
+        return int(row[0] or 0) if row else 0
+
+    def directed_agent_items_since(self, task_id: int, after_id: int) -> int:
+        """Agent-authored questions, handoffs and turn passes addressed to someone."""
+        row = self._one(
+            "SELECT COUNT(*) FROM observations o JOIN sessions s ON s.id = o.session_id"
+            " WHERE o.task_id = ? AND o.id > ? AND s.agent != 'human'"
+            " AND o.to_target IS NOT NULL AND o.kind IN ('question', 'handoff', 'turn')",
+            (task_id, after_id),
+        )
+        return int(row[0]) if row else 0
+
     def mark_undeliverable(self, session_id: str) -> list[int]:
         """The session ended: its pending deliveries can no longer happen."""
         rows = self._all(

@@ -1,0 +1,190 @@
+"""Chains: tasks in turn-taking mode, with one coordinator and one turn holder at a time.
+
+The rules live here and in :func:`colony_tasks.thread._writable` (the write path every post,
+question, answer and handoff passes through), so the MCP tools, the CLI and the viewer cannot
+bypass them:
+
+- the creator is the coordinator and holds the turn first;
+- only the coordinator adds participants, passes the turn and closes the chain;
+- only the turn holder may post; after anyone but the coordinator posts, the turn returns to
+  the coordinator;
+- every message gets the next turn number; turn passes are ``turn`` messages (turn bars);
+- a newly added participant receives the full history with its prompt as one block, a
+  participant passed the turn receives what was said since it last spoke.
+
+Standard library only: hooks render turn blocks.
+"""
+
+from __future__ import annotations
+
+from . import thread
+from .errors import Conflict, InvalidInput, NotAllowed
+from .models import Observation, Session, Task
+from .render import clip, item_line
+from .sessions import find_session, get_task
+from .store import Store
+
+HISTORY_ITEMS = 40
+HISTORY_CHARS = 400
+CHAIN_KINDS = (*thread.MESSAGE_KINDS, "turn", "guard")
+
+
+def get_chain(store: Store, chain_id: int) -> Task:
+    task = get_task(store, chain_id)
+    if task.mode != "chain":
+        raise InvalidInput(f"Task {task.id} is not a chain; create one with chain_create.")
+    return task
+
+
+def _coordinator_only(task: Task, session: Session, action: str) -> None:
+    if task.coordinator != session.id:
+        raise NotAllowed(f"Only the coordinator of chain {task.id} can {action}.")
+    if task.status != "open":
+        raise Conflict(f"Chain {task.id} is {task.status}; it accepts no more turns.")
+
+
+def create(
+    store: Store, creator: str | Session, name: str, participants: list[str] | None = None
+) -> Task:
+    """A new chain; the caller coordinates it and holds the first turn."""
+    session = thread.session_of(store, creator)
+    title = (name or "").strip()
+    if not title:
+        raise InvalidInput("A chain needs a non-empty name.")
+    with store.transaction():
+        chain_id = store.insert_task(
+            title, mode="chain", created_by=session.id, coordinator=session.id
+        )
+        store.add_participant(chain_id, session.id)
+        for ref in participants or []:
+            store.add_participant(chain_id, find_session(store, ref).id)
+        task = get_task(store, chain_id)
+        thread.insert_message(
+            store,
+            task,
+            session,
+            "turn",
+            f"{session.handle} started chain “{title}” and holds the turn",
+            meta={"event": "create"},
+        )
+    return get_task(store, chain_id)
+
+
+def _give_turn(
+    store: Store, task: Task, coordinator: Session, target: Session, prompt: str, event: str
+) -> thread.Posted:
+    since = 0 if event == "add" else _last_spoke(store, task.id, target.id)
+    posted = thread.insert_message(
+        store,
+        task,
+        coordinator,
+        "turn",
+        prompt,
+        to=target.handle,
+        meta={"event": event, "from": coordinator.handle, "since": since},
+    )
+    store.set_turn_holder(task.id, target.id)
+    return posted
+
+
+def _guarded(store: Store, session: Session, action):
+    try:
+        with store.transaction():
+            return action()
+    except thread.LoopGuard as guard:
+        thread._record_guard(store, session, guard)
+        raise
+
+
+def add(
+    store: Store, coordinator: str | Session, chain_id: int, participant: str, prompt: str
+) -> thread.Posted:
+    """Add a session and give it the turn; it receives the full history with ``prompt``."""
+    me = thread.session_of(store, coordinator)
+    text = thread._text(prompt, "prompt")
+
+    def action() -> thread.Posted:
+        task = get_chain(store, chain_id)
+        _coordinator_only(task, me, "add participants")
+        target = find_session(store, participant)
+        if target.id == me.id:
+            raise InvalidInput("The coordinator is already on the chain.")
+        if target.ended_at is not None:
+            raise Conflict(f"Session {target.handle} has ended; add an active session.")
+        store.add_participant(task.id, target.id)
+        return _give_turn(store, task, me, target, text, "add")
+
+    return _guarded(store, me, action)
+
+
+def pass_turn(
+    store: Store, coordinator: str | Session, chain_id: int, to: str, prompt: str
+) -> thread.Posted:
+    """Give the turn to a participant with ``prompt`` (it gets what it missed since it spoke)."""
+    me = thread.session_of(store, coordinator)
+    text = thread._text(prompt, "prompt")
+
+    def action() -> thread.Posted:
+        task = get_chain(store, chain_id)
+        _coordinator_only(task, me, "pass the turn")
+        target = find_session(store, to)
+        if not store.is_participant(task.id, target.id):
+            raise NotAllowed(f"{target.handle} is not on chain {task.id}; add it with chain_add.")
+        if target.id == me.id:
+            store.set_turn_holder(task.id, me.id)
+            return thread.insert_message(
+                store, task, me, "turn", text, meta={"event": "take", "from": me.handle}
+            )
+        return _give_turn(store, task, me, target, text, "pass")
+
+    return _guarded(store, me, action)
+
+
+def say(store: Store, author: str | Session, chain_id: int, content: str) -> thread.Posted:
+    """Post as the turn holder (the same rule as any thread post)."""
+    get_chain(store, chain_id)
+    return thread.post(store, author, content, task_id=chain_id, kind="note")
+
+
+def close(store: Store, coordinator: str | Session, chain_id: int) -> Task:
+    """Complete the chain: no more posts; the history stays readable."""
+    me = thread.session_of(store, coordinator)
+    with store.transaction():
+        task = get_chain(store, chain_id)
+        _coordinator_only(task, me, "close it")
+        store.set_turn_holder(task.id, me.id)
+        thread.insert_message(
+            store, task, me, "turn", f"{me.handle} closed the chain", meta={"event": "close"}
+        )
+        store.set_task_status(task.id, "completed")
+    return get_task(store, chain_id)
+
+
+def history(store: Store, chain_id: int, *, after_id: int = 0) -> list[Observation]:
+    get_chain(store, chain_id)
+    return store.observations_after(chain_id, after_id, kinds=CHAIN_KINDS, limit=100_000)
+
+
+def _last_spoke(store: Store, chain_id: int, session_id: str) -> int:
+    spoken = [o.id for o in history(store, chain_id) if o.session_id == session_id]
+    return spoken[-1] if spoken else 0
+
+
+def turn_block(store: Store, me: Session, turn: Observation) -> str:
+    """The one block a session receives with its turn: the history it needs, then the prompt."""
+    since = int(turn.meta.get("since") or 0)
+    items = [o for o in history(store, turn.task_id, after_id=since) if o.id < turn.id]
+    task = get_task(store, turn.task_id)
+    what = "the full history" if since == 0 else "what was said since you last spoke"
+    lines = [f"colony-tasks — chain #{task.id} “{task.title}”: it is your turn ({what}):"]
+    skipped = max(0, len(items) - HISTORY_ITEMS)
+    if skipped:
+        lines.append(f"… {skipped} earlier messages — task_timeline(task_id={task.id})")
+    for obs in items[skipped:]:
+        lines.append(f"  [turn {obs.turn}] {item_line(obs, limit=HISTORY_CHARS)}")
+    lines.append(f"Prompt from {turn.meta.get('from') or turn.handle}: {clip(turn.text, 2000)}")
+    lines.append(
+        f'Reply with chain_say(chain_id={task.id}, content="..."); the turn then returns'
+        " to the coordinator."
+    )
+    return "\n".join(lines)
