@@ -30,6 +30,7 @@ def clock() -> Clock:
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "colony-home"
     monkeypatch.setenv("COLONY_TASKS_HOME", str(folder))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the fallback hook log, per test
     return folder
 
 

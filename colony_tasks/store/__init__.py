@@ -30,13 +30,14 @@ in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hoo
 from __future__ import annotations
 
 from .. import paths
+from .maintenance import MaintenanceMixin
 from .observations import ObservationsMixin
 from .people import PeopleMixin
 from .thread import ThreadMixin
 from .vectors import VectorsMixin
 
 
-class Store(PeopleMixin, ObservationsMixin, ThreadMixin, VectorsMixin):
+class Store(PeopleMixin, ObservationsMixin, ThreadMixin, VectorsMixin, MaintenanceMixin):
     """The SQLite store; see the module docstring for the data model."""
 
 

@@ -159,11 +159,28 @@ ALTER TABLE observations ADD COLUMN turn INTEGER;
 CREATE INDEX observations_task_kind ON observations(task_id, kind, id);
 """
 
+# SQLite 3.40's integrity_check reports a false "NULL value" for a WITHOUT ROWID table whose
+# non-key column sits between its key columns; put the key columns first.
+PATHS_ORDER = """
+CREATE TABLE observation_paths_new (
+    observation_id INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    repo_id TEXT NOT NULL,
+    PRIMARY KEY (observation_id, path)
+) WITHOUT ROWID;
+INSERT INTO observation_paths_new(observation_id, path, repo_id)
+    SELECT observation_id, path, repo_id FROM observation_paths;
+DROP TABLE observation_paths;
+ALTER TABLE observation_paths_new RENAME TO observation_paths;
+CREATE INDEX observation_paths_path ON observation_paths(repo_id, path);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
     Migration(3, "vectors", VECTORS),
     Migration(4, "chains", CHAINS),
+    Migration(5, "paths_key_first", PATHS_ORDER),
 )
 
 LATEST = MIGRATIONS[-1].version
