@@ -140,6 +140,21 @@ def pass_turn(
     return _guarded(store, me, action)
 
 
+def give_turn(
+    store: Store, coordinator: str | Session, chain_id: int, to: str, prompt: str
+) -> thread.Posted:
+    """Pass the turn to ``to``, adding it first when it is not on the chain yet.
+
+    A newcomer gets the full history (as :func:`add`), a participant what it missed (as
+    :func:`pass_turn`). The MCP tool ``chain_pass`` calls this, so one tool covers both.
+    """
+    chain = get_chain(store, chain_id)
+    target = find_session(store, to)
+    if store.is_participant(chain.id, target.id):
+        return pass_turn(store, coordinator, chain_id, to, prompt)
+    return add(store, coordinator, chain_id, to, prompt)
+
+
 def say(store: Store, author: str | Session, chain_id: int, content: str) -> thread.Posted:
     """Post as the turn holder (the same rule as any thread post)."""
     get_chain(store, chain_id)

@@ -193,12 +193,13 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
     assert load(homes.claude_state)["mcpServers"]["colony-tasks"] == {
         "command": EXE,
         "args": ["mcp"],
+        "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
     }
     codex = load(homes.codex_hooks)
     assert codex["hooks"]["PostToolUse"][0]["matcher"] == "^(apply_patch|Bash)$"
     assert codex["hooks"]["Stop"][0]["hooks"][0]["command"] == f"{EXE} hook stop --agent codex"
     server = tomlkit.parse(homes.codex_config.read_text())["mcp_servers"]["colony-tasks"]
-    assert server.unwrap() == {"command": EXE, "args": ["mcp"]}
+    assert server.unwrap() == {"command": EXE, "args": ["mcp"], "env_vars": ["COLONY_TASKS_HOME"]}
 
 
 def test_claude_config_dir_and_codex_home_move_the_user_files(
@@ -234,7 +235,13 @@ def test_project_scope_writes_under_the_repository_root_found_from_a_subfolder(
         homes.codex_config,  # Codex reads MCP servers from the user config
     ]
     assert load(root / ".mcp.json") == {
-        "mcpServers": {"colony-tasks": {"command": EXE, "args": ["mcp"]}}
+        "mcpServers": {
+            "colony-tasks": {
+                "command": EXE,
+                "args": ["mcp"],
+                "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
+            }
+        }
     }
     assert not homes.claude_settings.exists() and not homes.claude_state.exists()
 
@@ -371,6 +378,7 @@ def test_an_existing_mcp_entry_keeps_the_users_extra_keys(homes: Homes) -> None:
     assert load(homes.claude_state)["mcpServers"]["colony-tasks"] == {**server, "command": EXE}
     assert homes.codex_config.read_text() == (
         f'[mcp_servers.colony-tasks]\ncommand = "{EXE}"\nstartup_timeout_sec = 20\nargs = ["mcp"]\n'
+        'env_vars = ["COLONY_TASKS_HOME"]\n'
     )
 
 
@@ -383,7 +391,7 @@ def test_an_inline_mcp_servers_table_is_edited_in_place(homes: Homes) -> None:
     servers = tomlkit.parse(homes.codex_config.read_text()).unwrap()["mcp_servers"]
     assert servers == {
         "docs": {"command": "docs"},
-        "colony-tasks": {"command": EXE, "args": ["mcp"]},
+        "colony-tasks": {"command": EXE, "args": ["mcp"], "env_vars": ["COLONY_TASKS_HOME"]},
     }
 
     run("uninstall", agents=["codex"])
@@ -576,7 +584,13 @@ def test_plugin_files_use_colony_tasks_from_path_in_exec_form() -> None:
     assert [e for e, _ in handlers] == [e.name for e in EVENTS]
     assert {h["command"] for _, h in handlers} == {"colony-tasks"}
     assert layout.plugin_mcp() == {
-        "mcpServers": {"colony-tasks": {"command": "colony-tasks", "args": ["mcp"]}}
+        "mcpServers": {
+            "colony-tasks": {
+                "command": "colony-tasks",
+                "args": ["mcp"],
+                "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
+            }
+        }
     }
     assert layout.settings_example()["hooks"] == hooks["hooks"]
 

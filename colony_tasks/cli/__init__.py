@@ -1,7 +1,17 @@
-"""The ``colony-tasks`` command line (click). Human-facing; never on the hook path."""
+"""The ``colony-tasks`` command line (click). Human-facing; never on the hook path.
 
-from . import core_cmds, thread_cmds  # noqa: E402,F401,I001  (registers commands)
+Each module below registers its commands on the group defined in :mod:`.app`.
+"""
+
+from . import (  # noqa: F401
+    chain_cmds,
+    core_cmds,
+    doctor_cmd,
+    install_cmds,
+    mcp_cmd,
+    search_cmds,
+    thread_cmds,
+)
 from .app import cli
 
 __all__ = ["cli"]
-from . import install_cmds  # noqa: E402,F401

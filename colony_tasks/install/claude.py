@@ -46,8 +46,16 @@ def hooks_object(command: str) -> dict[str, Any]:
 
 
 def server_entry(command: str) -> dict[str, Any]:
-    """The stdio MCP server entry (no ``type``: Claude Code reads that as stdio)."""
-    return {"command": command, "args": ["mcp"]}
+    """The stdio MCP server entry (no ``type``: Claude Code reads that as stdio).
+
+    ``env`` forwards ``COLONY_TASKS_HOME`` from Claude Code's environment (empty when unset,
+    which means the default folder), so the server opens the same store as the hooks.
+    """
+    return {
+        "command": command,
+        "args": ["mcp"],
+        "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
+    }
 
 
 def settings_path(scope: str, root: Path | None) -> Path:
@@ -97,7 +105,12 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
     current = servers.get(SERVER_NAME)
     is_stdio = isinstance(current, dict) and "url" not in current
     if is_stdio and current.get("type", "stdio") == "stdio":
-        current.update(wanted)
+        env = current.get("env")
+        current.update({key: wanted[key] for key in ("command", "args")})
+        if isinstance(env, dict):
+            env.setdefault("COLONY_TASKS_HOME", wanted["env"]["COLONY_TASKS_HOME"])
+        else:
+            current["env"] = copy.deepcopy(wanted["env"])
     else:
         servers[SERVER_NAME] = copy.deepcopy(wanted)
 

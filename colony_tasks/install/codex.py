@@ -109,11 +109,16 @@ def _servers(path: Path, doc: tomlkit.TOMLDocument) -> dict[str, Any] | None:
 
 
 def server_block(command: str) -> str:
-    """Our table as TOML text (values escaped by tomlkit)."""
+    """Our table as TOML text (values escaped by tomlkit).
+
+    ``env_vars`` forwards ``COLONY_TASKS_HOME`` from Codex's environment: Codex passes stdio
+    servers only a safe subset of it, and the server must open the same store as the hooks.
+    """
     return (
         f"[mcp_servers.{SERVER_NAME}]\n"
         f"command = {tomlkit.item(command).as_string()}\n"
         f"args = {tomlkit.item(['mcp']).as_string()}\n"
+        f"env_vars = {tomlkit.item(['COLONY_TASKS_HOME']).as_string()}\n"
     )
 
 
@@ -141,6 +146,8 @@ def install_mcp(path: Path, text: str | None, command: str) -> str:
             return text
         entry["command"] = command
         entry["args"] = ["mcp"]
+        if "env_vars" not in entry and "env" not in entry:
+            entry["env_vars"] = ["COLONY_TASKS_HOME"]
         return _checked(path, doc.as_string(), command)
     prefix = text if not text or text.endswith("\n") else text + "\n"
     candidate = prefix + ("\n" if prefix.strip() else "") + server_block(command)
@@ -151,7 +158,7 @@ def install_mcp(path: Path, text: str | None, command: str) -> str:
         servers = tomlkit.table(is_super_table=True)
         doc.append("mcp_servers", servers)
     entry = tomlkit.inline_table() if isinstance(servers, InlineTable) else tomlkit.table()
-    entry.update({"command": command, "args": ["mcp"]})
+    entry.update({"command": command, "args": ["mcp"], "env_vars": ["COLONY_TASKS_HOME"]})
     servers[SERVER_NAME] = entry
     return _checked(path, doc.as_string(), command)
 

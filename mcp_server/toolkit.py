@@ -1,0 +1,168 @@
+"""The thin layer between the SDK and the tool functions.
+
+- :func:`tool` marks a plain (sync) function as a tool; its docstring is the description.
+- :class:`ColonyTool` runs it: one call at a time against the one store (the SDK runs sync
+  tools on worker threads), core errors become tool errors whose text is the core's sentence,
+  argument validation errors become one compact sentence, and results are sent as compact
+  JSON with empty fields left out.
+- :func:`tidy_schema` keeps ``tools/list`` small (no generated titles, optional fields without
+  the ``anyOf``/``null`` wrapping).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+
+from colony_tasks.errors import ColonyError
+from colony_tasks.store import Store
+
+# -- shared parameter types ---------------------------------------------------------------------
+
+# session_id is explained once, in the server instructions: repeating a description on every
+# tool would cost ~1 KB of tools/list in every session's context.
+SessionId = Annotated[str | None, Field(min_length=1)]
+TaskId = Annotated[int | None, Field(ge=1)]  # default: the lane task (see instructions)
+To = Annotated[
+    str | None, Field(min_length=1, description="Handle, session id, claude/codex/human or any.")
+]
+
+
+# -- server state -------------------------------------------------------------------------------
+
+
+@dataclass
+class AppState:
+    """What the lifespan opens: the store, and the lock that serializes tool calls on it."""
+
+    store: Store
+    serial: anyio.Lock
+    search: Any = None  # the SearchEngine, built on the first search call
+
+
+def state(ctx: Context) -> AppState:
+    return ctx.request_context.lifespan_context
+
+
+def store(ctx: Context) -> Store:
+    return state(ctx).store
+
+
+# -- registration -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spec:
+    description: str
+    read_only: bool
+
+
+def tool(*, read_only: bool = False) -> Callable[[Callable], Callable]:
+    """Mark a function as a tool; :func:`build` turns it into a :class:`ColonyTool`.
+
+    The docstring, whitespace folded into one paragraph, is the tool's description.
+    """
+
+    def mark(fn: Callable) -> Callable:
+        description = " ".join((fn.__doc__ or "").split())
+        if not description:
+            raise TypeError(f"Tool {fn.__name__} needs a docstring: it is the description.")
+        fn.__colony_tool__ = Spec(description, read_only)  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def build(fn: Callable) -> ColonyTool:
+    """A :class:`ColonyTool` for a function marked with :func:`tool`, its schemas tidied."""
+    spec: Spec = fn.__colony_tool__  # type: ignore[attr-defined]
+    made = ColonyTool.from_function(
+        fn,
+        description=spec.description,
+        annotations=ToolAnnotations(read_only_hint=True) if spec.read_only else None,
+        structured_output=True,
+    )
+    made.parameters = tidy_schema(made.parameters)
+    if made.fn_metadata.output_schema is not None:
+        made.fn_metadata.output_schema = tidy_schema(made.fn_metadata.output_schema)
+    return made
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+class ColonyTool(Tool):
+    """A tool that runs serialized on the store and speaks the core's sentences."""
+
+    async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False):
+        try:
+            async with state(context).serial:
+                result = await super().run(arguments, context, convert_result=False)
+        except UnexpectedToolError as error:
+            if isinstance(error.__cause__, ColonyError):
+                raise ToolError(str(error.__cause__)) from error.__cause__
+            raise
+        except ToolError as error:
+            if isinstance(error.__cause__, ValidationError):
+                raise ToolError(invalid_arguments(self.name, error.__cause__)) from error.__cause__
+            raise
+        return self.fn_metadata.convert_result(compact(result)) if convert_result else result
+
+
+def invalid_arguments(name: str, error: ValidationError) -> str:
+    """``Invalid arguments for task_post: content: String should have at least 1 character.``"""
+    problems = []
+    for detail in error.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in detail["loc"])
+        problems.append(f"{where}: {detail['msg']}" if where else detail["msg"])
+    return f"Invalid arguments for {name}: {'; '.join(problems)}."
+
+
+def compact(result: Any) -> Any:
+    """A model result as compact JSON text plus structured content, None fields left out."""
+    if not isinstance(result, BaseModel):
+        return result
+    data = result.model_dump(mode="json", exclude_none=True)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+# -- schemas ------------------------------------------------------------------------------------
+
+
+def tidy_schema(schema: Any) -> Any:
+    """Drop generated titles and ``default: null``; ``anyOf [X, null]`` becomes ``X``.
+
+    Only the published schema changes: arguments are still validated by the SDK's pydantic
+    model, and results leave None fields out, so both stay true to what is sent.
+    """
+    if isinstance(schema, list):
+        return [tidy_schema(part) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "default" and value is None:
+            continue
+        if key == "properties":
+            out[key] = {name: tidy_schema(prop) for name, prop in value.items()}
+        else:
+            out[key] = tidy_schema(value)
+    options = out.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest = [o for o in options if o != {"type": "null"}]
+        if len(rest) == 1:
+            del out["anyOf"]
+            out = {**rest[0], **out}
+    return out

@@ -1,0 +1,171 @@
+"""Tools that read the thread: tasks, timeline, updates, search, full records."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from colony_tasks import search as search_mod
+from colony_tasks import sessions, thread
+from colony_tasks.store import Store
+from colony_tasks.timefmt import iso
+
+from . import identity
+from . import models as m
+from .toolkit import SessionId, TaskId, state, store, tool
+
+log = logging.getLogger("colony_tasks.mcp")
+
+TIMELINE_KINDS = (*thread.THREAD_KINDS, "edit", "turn")
+Kind = Literal[
+    "note",
+    "question",
+    "answer",
+    "handoff",
+    "accept",
+    "decision",
+    "blocker",
+    "claim",
+    "release",
+    "withdraw",
+    "edit",
+    "command",
+    "prompt",
+]
+
+
+def find(
+    ctx: Context, query: str, *, limit: int, task_id: int | None, kinds: Sequence[str] | None
+) -> list[search_mod.Hit]:
+    """The one search entry point of the MCP layer: the same function as the CLI's search."""
+    app = state(ctx)
+    if app.search is None:
+        app.search = search_engine(app.store)
+    return app.search.search(query, limit=limit, task_id=task_id, kinds=kinds)
+
+
+def search_engine(db: Store):
+    """Hybrid search with the configured embedder, or keyword-only when it is unavailable.
+
+    Imported here, on the first search, so that the server starts without numpy or a model.
+    """
+    from colony_tasks import semantic
+    from colony_tasks.embeddings import EmbedderUnavailable
+
+    try:
+        embedder = semantic.configured_embedder()
+    except EmbedderUnavailable as error:
+        log.warning("Semantic search unavailable: %s", error)
+        embedder = None
+    return semantic.SearchEngine(db, embedder)
+
+
+@tool(read_only=True)
+def task_list(
+    ctx: Context,
+    status: Literal["open", "done", "all"] = "open",
+    limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    session_id: SessionId = None,
+) -> m.TaskList:
+    """Tasks with their lane, active participants and last activity."""
+    db = store(ctx)
+    me = identity.maybe_caller(db, session_id)
+    mine = {t.id for t in db.tasks_of_session(me.id, open_only=False)} if me else set()
+    tasks = []
+    for row in db.list_tasks(status=status, limit=limit):
+        lane = None
+        if row["repo_name"]:
+            lane = f"{row['repo_name']}@{row['branch']}" if row["branch"] else row["repo_name"]
+        tasks.append(
+            m.TaskInfo(
+                id=row["id"],
+                title=row["title"],
+                mode=row["mode"],
+                status=row["status"],
+                lane=lane,
+                root=row["root"],
+                participants=[p.handle for p in db.participants(row["id"]) if p.ended_at is None],
+                last_activity=iso(row["last_activity"]),
+                joined=(row["id"] in mine) if me else None,
+            )
+        )
+    return m.TaskList(tasks=tasks)
+
+
+@tool(read_only=True)
+def task_timeline(
+    ctx: Context,
+    task_id: TaskId = None,
+    limit: Annotated[int, Field(ge=1, le=200)] = 30,
+    before_id: Annotated[int | None, Field(ge=1)] = None,
+    session_id: SessionId = None,
+) -> m.Timeline:
+    """A task's thread, oldest first, texts clipped; page back with before_id=next_before_id."""
+    db = store(ctx)
+    if task_id is None:
+        task = thread.default_task(db, identity.caller(db, session_id))
+    else:
+        identity.maybe_caller(db, session_id)  # an unknown session_id is still an error
+        task = sessions.get_task(db, task_id)
+    items = db.timeline(task.id, limit=limit, before_id=before_id, kinds=TIMELINE_KINDS)
+    more = items[0].id if len(items) == limit else None
+    return m.Timeline(task_id=task.id, items=[m.item(o) for o in items], next_before_id=more)
+
+
+@tool()
+def task_updates_since(
+    ctx: Context,
+    task_id: TaskId = None,
+    since_id: Annotated[int | None, Field(ge=0, description="Read after this id.")] = None,
+    limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    session_id: SessionId = None,
+) -> m.Updates:
+    """What others did since you last looked; advances your cursor unless since_id is given."""
+    db = store(ctx)
+    me = identity.caller(db, session_id)
+    found = thread.updates_since(db, me, task_id, since_id=since_id, limit=limit)
+    return m.Updates(
+        task_id=found.task_id,
+        items=[m.item(o) for o in found.items],
+        remaining=found.remaining,
+        cursor=found.cursor,
+    )
+
+
+@tool(read_only=True)
+def search(
+    ctx: Context,
+    query: Annotated[str, Field(min_length=1)],
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    task_id: Annotated[int | None, Field(ge=1)] = None,
+    kinds: list[Kind] | None = None,
+    session_id: SessionId = None,
+) -> m.Hits:
+    """Search everything agents did and said (keywords + meaning); compact hits."""
+    db = store(ctx)
+    identity.maybe_caller(db, session_id)
+    hits = find(ctx, query, limit=limit, task_id=task_id, kinds=kinds or None)
+    return m.Hits(hits=[m.hit(h) for h in hits])
+
+
+@tool(read_only=True)
+def get_observations(
+    ctx: Context,
+    ids: Annotated[list[int], Field(min_length=1, max_length=100)],
+    session_id: SessionId = None,
+) -> m.Records:
+    """Full records (text, meta) for observation ids."""
+    db = store(ctx)
+    identity.maybe_caller(db, session_id)
+    wanted = list(dict.fromkeys(ids))
+    found = db.get_observations(wanted)
+    seen = {o.id for o in found}
+    missing = [i for i in wanted if i not in seen]
+    return m.Records(items=[m.record(o) for o in found], missing=missing)
+
+
+TOOLS = (task_list, task_timeline, task_updates_since, search, get_observations)
