@@ -143,7 +143,9 @@ def _racer(db_path: str, sid: str, chain_id: int, barrier, queue) -> None:
     db.close()
 
 
-def test_concurrent_posts_only_the_turn_holder_lands_and_turns_are_sequential(tmp_path: Path, repo: Path):
+def test_concurrent_posts_only_the_turn_holder_lands_and_turns_are_sequential(
+    tmp_path: Path, repo: Path
+):
     path = str(tmp_path / "chain.db")
     db = Store(path)
     sids = ["coord", "p1", "p2", "p3", "p4"]
@@ -215,7 +217,9 @@ def test_question_to_a_session_that_ends_is_reported_back_to_the_asker(crew: Sto
     assert [(r["observation_id"], r["recipient_handle"]) for r in reported] == [(q.id, a2.handle)]
     assert crew.undelivered_for_sender("a1") == []  # told once
     summary = thread.summary(crew, q.task_id)
-    assert [(u["id"], u["state"]) for u in summary["undelivered"]] == [(q.id, "undeliverable-reported")]
+    assert [(u["id"], u["state"]) for u in summary["undelivered"]] == [
+        (q.id, "undeliverable-reported")
+    ]
 
 
 def test_delivery_state_is_returned_per_recipient(crew: Store):
