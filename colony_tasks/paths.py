@@ -49,8 +49,19 @@ def settings_path() -> str:
 
 
 def touch_private(path: str) -> None:
-    """Create ``path`` 0600 if it does not exist (independent of the umask)."""
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
+    """Create ``path`` 0600 if it does not exist (independent of the umask).
+
+    An existing file is never opened: closing any descriptor of a SQLite database releases
+    every POSIX lock this process holds on it, so a second store opened in a process (the MCP
+    server's embedding worker) would silently strip the first connection's locks; another
+    process could then checkpoint and delete the WAL under it and its writes would be lost.
+    """
+    if os.path.exists(path):
+        return
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
     os.close(fd)
     os.chmod(path, 0o600)
 

@@ -4,6 +4,8 @@ import multiprocessing
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,3 +148,31 @@ def test_eight_processes_writing_at_once_lose_no_row(tmp_path: Path):
         "SELECT session_id, COUNT(*) FROM observations GROUP BY session_id"
     ).fetchall()
     assert sorted(n for _, n in per_worker) == [200] * 8
+
+
+def test_a_second_store_in_one_process_keeps_the_first_ones_writes_visible(tmp_path: Path):
+    """Opening a store must not open/close the database file behind SQLite's back: closing any
+    descriptor drops the process's POSIX locks, another process may then delete the WAL that
+    the first connection still writes to, and those writes vanish."""
+    path = tmp_path / "shared.db"
+    first = Store(path)
+    second = Store(path)  # e.g. the MCP server's embedding worker
+    other = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from colony_tasks.store import Store; s = Store(sys.argv[1]);"
+            " s.add_observation('note', 'from another process'); s.close()",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert other.returncode == 0, other.stderr
+    first.add_observation("note", "from the first store")
+    fresh = sqlite3.connect(path)
+    texts = {r[0] for r in fresh.execute("SELECT text FROM observations")}
+    assert texts == {"from another process", "from the first store"}
+    fresh.close()
+    second.close()
+    first.close()
