@@ -14,6 +14,11 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from contextlib import asynccontextmanager
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 EXE = os.path.join(os.path.dirname(sys.executable), "colony-tasks")
 EVENT_NAMES = {
@@ -159,6 +164,186 @@ def collision_scene(claude: Agent, codex: Agent, repo: str) -> None:
     )
 
 
+class Tools:
+    """The real MCP server (``colony-tasks mcp`` over stdio), shared by the demo's agents.
+
+    Both simulated agents are children of this one demo process, so they pass their handle as
+    ``session_id``; a real agent's calls are matched to its session by process automatically.
+    """
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def call(self, who: Agent, handle: str, tool: str, **args: object) -> dict:
+        result = await self.session.call_tool(tool, {**args, "session_id": handle})
+        text = result.content[0].text if result.content else ""
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        print(f"\n── {who.label} · MCP {tool}({shown})")
+        print(textwrap.indent(("ERROR: " if result.is_error else "") + text, "   │ "))
+        return {} if result.is_error else json.loads(text)
+
+
+@asynccontextmanager
+async def mcp_tools(home: str):
+    params = StdioServerParameters(
+        command=EXE, args=["mcp"], env={**os.environ, "COLONY_TASKS_HOME": home}
+    )
+    with open(os.devnull, "w") as quiet:
+        async with (
+            stdio_client(params, errlog=quiet) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield Tools(session)
+
+
+def cli(home: str, *args: str) -> str:
+    result = subprocess.run(
+        [EXE, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLONY_TASKS_HOME": home},
+        check=False,
+    )
+    out = (result.stdout + result.stderr).strip()
+    print(f"\n── human (alice) · $ colony-tasks {' '.join(args)}")
+    print(textwrap.indent(out, "   │ "))
+    return out
+
+
+def handle_of(home: str, session_id: str) -> str:
+    data = json.loads(
+        subprocess.run(
+            [EXE, "sessions", "--json"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLONY_TASKS_HOME": home},
+        ).stdout
+    )
+    return next(s["handle"] for s in data if s["id"] == session_id)
+
+
+async def chain_scene(claude: Agent, codex: Agent, repo: str, home: str) -> None:
+    print("\n=== Scene 2: a chain — one speaker at a time, the human coordinates ===")
+    claude.hook("session-start", "Claude starts a new session", source="startup")
+    cl, cx = handle_of(home, claude.session_id), handle_of(home, codex.session_id)
+    created = cli(home, "chain", "create", "Pick the cache eviction policy", "--as", "alice")
+    chain_id = int(created.split("Created chain ", 1)[1].split()[0])
+    cli(
+        home,
+        "chain",
+        "add",
+        str(chain_id),
+        cx,
+        "Propose an eviction policy for the API cache.",
+        "--as",
+        "alice",
+    )
+    async with mcp_tools(home) as tools:
+        await tools.call(
+            claude, cl, "chain_say", chain_id=chain_id, content="I think LRU is enough."
+        )
+        codex.hook(
+            "post-tool-use",
+            "Codex's next tool call: its turn arrives with the history",
+            tool_name="Bash",
+            tool_input={"command": "ls src"},
+            tool_response="retry.py",
+            tool_use_id="call_3",
+        )
+        await tools.call(
+            codex,
+            cx,
+            "chain_say",
+            chain_id=chain_id,
+            content="LRU with a 10-minute TTL; hot keys are refreshed on read.",
+        )
+        cli(
+            home,
+            "chain",
+            "add",
+            str(chain_id),
+            cl,
+            "Do you agree with codex's proposal?",
+            "--as",
+            "alice",
+        )
+        claude.hook(
+            "user-prompt-submit",
+            "Claude's next prompt: its turn, with the full history",
+            prompt="continue",
+        )
+        await tools.call(
+            claude,
+            cl,
+            "chain_say",
+            chain_id=chain_id,
+            content="Agreed; the TTL should be configurable.",
+        )
+        cli(
+            home,
+            "chain",
+            "pass",
+            str(chain_id),
+            cx,
+            "Make the TTL configurable, then report.",
+            "--as",
+            "alice",
+        )
+        codex.hook(
+            "user-prompt-submit",
+            "Codex's next prompt: what it missed since it spoke",
+            prompt="go on",
+        )
+        await tools.call(
+            codex,
+            cx,
+            "chain_say",
+            chain_id=chain_id,
+            content="Done: CACHE_TTL_SECONDS, default 600.",
+        )
+        cli(home, "chain", "close", str(chain_id), "--as", "alice")
+        cli(home, "chain", "show", str(chain_id))
+
+        print("\n=== Scene 3: a broadcast question is answered once; a handoff moves claims ===")
+        asked = await tools.call(
+            claude, cl, "ask_question", question="Who knows why test_retry is flaky?"
+        )
+        await tools.call(
+            codex,
+            cx,
+            "answer_question",
+            question_id=asked["id"],
+            answer="It sleeps on wall time; I will switch it to a fake clock.",
+        )
+        await tools.call(
+            claude, cl, "answer_question", question_id=asked["id"], answer="Maybe the network?"
+        )
+        await tools.call(claude, cl, "claim_file", paths=["src/cache.py"], note="eviction work")
+        handoff = await tools.call(
+            claude,
+            cl,
+            "hand_off",
+            to=cx,
+            files=["src/cache.py"],
+            summary="Implement the agreed LRU+TTL cache in src/cache.py.",
+        )
+        codex.hook(
+            "user-prompt-submit",
+            "Codex's next prompt: the handoff waits on it",
+            prompt="what's next?",
+        )
+        await tools.call(codex, cx, "accept_handoff", handoff_id=handoff["id"])
+        target = os.path.join(repo, "src", "cache.py")
+        claude.hook(
+            "pre-tool-use",
+            "Claude edits src/cache.py after handing it off",
+            tool_name="Write",
+            tool_input={"file_path": target, "content": "..."},
+            tool_use_id="toolu_9",
+        )
+
+
 def main() -> int:
     if not os.path.exists(EXE):
         print(f"{EXE} not found: run `make install` first.", file=sys.stderr)
@@ -171,6 +356,8 @@ def main() -> int:
         claude = Agent("claude", "9f1c2d3e-claude", repo, home)
         codex = Agent("codex", "019a-codex-thread", repo, home)
         collision_scene(claude, codex, repo)
+        claude = Agent("claude", "5b7e-claude-2", repo, home)
+        anyio.run(chain_scene, claude, codex, repo, home)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

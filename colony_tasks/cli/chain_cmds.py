@@ -57,7 +57,9 @@ def chain_add(
     emit(
         as_json,
         posted,
-        lambda: f"Added {posted.to} to chain {chain_id}; it holds turn #{posted.id}.",
+        lambda: (
+            f"Added {posted.to} to chain {chain_id} and gave it the turn (message #{posted.id})."
+        ),
     )
 
 
