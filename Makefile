@@ -3,10 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 EXTRAS ?= test
-STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 comma := ,
+STAMP = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install test test-slow test-all lint format demo bench clean
+.PHONY: install test test-slow test-browser test-all browser lint format demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,16 +29,26 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# The default suite: fast, deterministic, no browser (about a minute here).
 test: lint
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow and not stress and not browser"
 
 test-slow: install
-	$(BIN)/python -m pytest -m "slow"
+	$(BIN)/python -m pytest -m "slow or stress"
 
-# CI: everything, with the optional sentence-transformers backend installed.
-test-all:
-	$(MAKE) test
-	$(MAKE) test-slow EXTRAS=test,minilm
+# Debian's Chromium for the viewer's browser tests (Playwright drives it; nothing downloads).
+browser:
+	@test -x /usr/bin/chromium || (apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
+
+test-browser: install browser
+	$(BIN)/python -m pytest -m "browser"
+
+# CI after `make test`: the whole suite again with the optional sentence-transformers backend
+# installed (its tests skip without it), plus the slow, stress and browser suites.
+test-all: browser
+	$(MAKE) install EXTRAS=test,minilm
+	$(BIN)/python -m pytest
 
 demo: install
 	$(BIN)/python -m colony_tasks.demo

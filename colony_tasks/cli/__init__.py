@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     mcp_cmd,
     search_cmds,
     thread_cmds,
+    viewer_cmd,
 )
 from .app import cli
 

@@ -32,12 +32,15 @@ from __future__ import annotations
 from .. import paths
 from .maintenance import MaintenanceMixin
 from .observations import ObservationsMixin
+from .overview import OverviewMixin
 from .people import PeopleMixin
 from .thread import ThreadMixin
 from .vectors import VectorsMixin
 
 
-class Store(PeopleMixin, ObservationsMixin, ThreadMixin, VectorsMixin, MaintenanceMixin):
+class Store(
+    PeopleMixin, ObservationsMixin, ThreadMixin, VectorsMixin, MaintenanceMixin, OverviewMixin
+):
     """The SQLite store; see the module docstring for the data model."""
 
 

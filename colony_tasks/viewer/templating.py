@@ -1,0 +1,74 @@
+"""Jinja2 for the viewer: autoescaping always on, a few display filters, one render helper.
+
+Agents' text is untrusted input. Every template renders it through autoescaping; no template
+marks user text ``|safe``, and no filter here returns markup built from it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.responses import HTMLResponse
+
+from ..render import KIND_LABEL, clip
+from ..timefmt import ago, iso
+
+TEMPLATES = Path(__file__).parent / "templates"
+MARKED = re.compile(r"\[([^\[\]]*)\]")
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(ago=_ago, iso=iso, clip=clip, label=label, marked=marked, minutes=_minutes)
+    return env
+
+
+def _ago(then: float | None, now: float | None = None) -> str:
+    return ago(then, now)
+
+
+def _minutes(seconds: float) -> str:
+    """``45m``, ``3h 5m``, ``2d 4h`` for a duration."""
+    total = max(0, round(seconds / 60))
+    days, rest = divmod(total, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h"
+    return f"{hours}h {mins}m" if hours else f"{mins}m"
+
+
+def label(kind: str) -> str:
+    return KIND_LABEL.get(kind, kind).lower()
+
+
+def marked(snippet: str) -> list[tuple[str, bool]]:
+    """A search snippet as (text, is_match) pieces; the template escapes each piece."""
+    pieces: list[tuple[str, bool]] = []
+    position = 0
+    for found in MARKED.finditer(snippet or ""):
+        if found.start() > position:
+            pieces.append((snippet[position : found.start()], False))
+        pieces.append((found.group(1), True))
+        position = found.end()
+    if position < len(snippet or ""):
+        pieces.append((snippet[position:], False))
+    return pieces
+
+
+def render_html(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
+    return env.get_template(name).render(context)
+
+
+def respond(
+    env: jinja2.Environment, name: str, context: dict[str, Any], status: int = 200
+) -> HTMLResponse:
+    return HTMLResponse(render_html(env, name, context), status_code=status)
