@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import claims as claims_mod
 from .errors import InvalidInput
 from .models import Session
+from .redact import redact
 from .store import Store
 
 TYPE_CHECKING = False
@@ -20,7 +21,8 @@ COMMAND_CHARS = 600
 
 
 def _cap(text: str, limit: int) -> str:
-    text = text or ""
+    """Redact, then shorten: capping first could cut a secret so its rule no longer matches."""
+    text = redact(text or "")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -64,57 +64,98 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
         )
 
 
-def diagnose(store: Store) -> list[dict[str, Any]]:
-    now = store.now()
-    checks = []
-    version = store.schema_version()
-    checks.append(check("schema", version == LATEST, f"version {version} (latest {LATEST})"))
+def _integrity(store: Store) -> list[str]:
     try:
-        integrity = store.integrity_check()
+        return store.integrity_check()
     except sqlite3.DatabaseError as error:
-        integrity = [str(error)]
-    checks.append(check("integrity", integrity == ["ok"], "; ".join(integrity[:5])))
+        return [str(error)]
+
+
+def diagnose(store: Store) -> list[dict[str, Any]]:
+    """Every check; a check that cannot even run on a damaged file fails with the reason."""
+    checks = []
+    for name, run in CHECKS:
+        try:
+            checks.append(run(store))
+        except sqlite3.DatabaseError as error:
+            checks.append(check(name, False, f"could not check: {error}"))
+    return checks
+
+
+def _schema(store: Store) -> dict[str, Any]:
+    version = store.schema_version()
+    return check("schema", version == LATEST, f"version {version} (latest {LATEST})")
+
+
+def _integrity_check(store: Store) -> dict[str, Any]:
+    integrity = _integrity(store)
+    return check("integrity", integrity == ["ok"], "; ".join(integrity[:5]))
+
+
+def _fts(store: Store) -> dict[str, Any]:
     observations, indexed = store.count_observations(), store.fts_indexed_count()
     consistent = indexed == observations and store.fts_consistent()
-    checks.append(
-        check("fts", consistent, f"{indexed} indexed of {observations} observations", fixable=True)
+    return check(
+        "fts", consistent, f"{indexed} indexed of {observations} observations", fixable=True
     )
+
+
+def _wal(store: Store) -> dict[str, Any]:
     wal = store.wal_bytes()
-    checks.append(check("wal", wal < WAL_WARN_BYTES, f"{wal / 1e6:.1f} MB", fixable=True))
-    silent = store.stale_open_sessions(now - SILENT_SESSION)
+    return check("wal", wal < WAL_WARN_BYTES, f"{wal / 1e6:.1f} MB", fixable=True)
+
+
+def _sessions(store: Store) -> dict[str, Any]:
+    silent = store.stale_open_sessions(store.now() - SILENT_SESSION)
     active = len(store.list_sessions(active_only=True, limit=100_000))
-    checks.append(
-        check(
-            "sessions",
-            not silent,
-            f"{active} not ended, {len(silent)} of them silent for over a day",
-            fixable=True,
-        )
+    return check(
+        "sessions",
+        not silent,
+        f"{active} not ended, {len(silent)} of them silent for over a day",
+        fixable=True,
     )
+
+
+def _claims(store: Store) -> dict[str, Any]:
     expired = store.expired_unreleased_claims()
-    checks.append(
-        check("claims", expired == 0, f"{expired} expired but not released", fixable=True)
-    )
+    return check("claims", expired == 0, f"{expired} expired but not released", fixable=True)
+
+
+def _vectors(store: Store) -> dict[str, Any]:
     configured = MODEL_IDS.get(settings.get("search", "embedder") or "static")
     counts = store.vector_counts()
     stale_models = {m: n for m, n in counts.items() if m != configured}
     detail = ", ".join(f"{m}: {n}" for m, n in counts.items()) or "none"
-    checks.append(
-        check("vectors", not stale_models, f"{detail} (configured: {configured or 'none'})")
-    )
+    return check("vectors", not stale_models, f"{detail} (configured: {configured or 'none'})")
+
+
+def _hook_log(store: Store) -> dict[str, Any]:
     errors = hook_log_errors(time.time() - LOG_WINDOW)
-    checks.append(
-        check(
-            "hook log",
-            not errors,
-            f"{len(errors)} failures in the last day" + (f"; last: {errors[-1]}" if errors else ""),
-        )
-    )
-    return checks
+    last = f"; last: {errors[-1]}" if errors else ""
+    return check("hook log", not errors, f"{len(errors)} failures in the last day{last}")
+
+
+CHECKS = (
+    ("schema", _schema),
+    ("integrity", _integrity_check),
+    ("fts", _fts),
+    ("wal", _wal),
+    ("sessions", _sessions),
+    ("claims", _claims),
+    ("vectors", _vectors),
+    ("hook log", _hook_log),
+)
 
 
 def repair(store: Store) -> list[str]:
-    """Apply the safe repairs; returns one sentence per repair done."""
+    """Apply the safe repairs; returns one sentence per repair done (or why none was)."""
+    integrity = _integrity(store)
+    if integrity != ["ok"]:
+        return [
+            "Skipped the repairs: the database fails its integrity check"
+            f" ({'; '.join(integrity[:2])}). Copy colony.db aside for inspection; hooks keep"
+            " failing open until it is replaced (a new one is created on the next event)."
+        ]
     done = []
     if store.fts_indexed_count() != store.count_observations() or not store.fts_consistent():
         store.rebuild_fts()

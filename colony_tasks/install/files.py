@@ -154,8 +154,12 @@ def backup(path: Path, now: float | None = None) -> Path:
         target = folder / f"{path.name}.{BACKUP_TAG}-{stamp}-{counter}.bak"
         counter += 1
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        paths.ensure_home()
+        folder.mkdir(parents=True, exist_ok=True)
+        for part in (folder.parent, folder):  # mkdir's mode is filtered by the umask
+            os.chmod(part, 0o700)
         shutil.copy2(source, target)
+        os.chmod(target, 0o600)
     except OSError as error:
         raise InstallError(f"Cannot back up {path} to {target}: {error.strerror}.") from None
     return target

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..models import Observation
+from ..redact import redact
 from .base import StoreBase
 from .observations import OBS_COLUMNS, OBS_FROM, row_to_observation
 
@@ -52,7 +53,7 @@ class ThreadMixin(StoreBase):
                 lane_id,
                 pattern,
                 int(is_glob),
-                note,
+                redact(note),
                 now,
                 now,
                 now + ttl_seconds,
@@ -65,7 +66,7 @@ class ThreadMixin(StoreBase):
         self._run(
             "UPDATE claims SET renewed_at = ?, expires_at = MAX(expires_at, ?),"
             " note = COALESCE(?, note) WHERE id = ?",
-            (now, now + ttl_seconds, note, claim_id),
+            (now, now + ttl_seconds, redact(note) if note else note, claim_id),
         )
 
     def get_claims(self, claim_ids: Sequence[int]) -> list[dict[str, Any]]:
