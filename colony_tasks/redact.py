@@ -92,7 +92,7 @@ RULES: tuple[tuple[str, tuple[str, ...], str, int, str], ...] = (
     (
         "bearer-token",
         ("authorization",),
-        r"(\bauthorization\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)(?!\[REDACTED)"
+        r"(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)(?!\[REDACTED)"
         r"[A-Za-z0-9._~+/=\-]{8,}",
         re.IGNORECASE,
         r"\g<1>[REDACTED:bearer-token]",
@@ -114,8 +114,11 @@ RULES: tuple[tuple[str, tuple[str, ...], str, int, str], ...] = (
     (
         "assignment",
         ("pass", "pwd", "secret", "token", "key", "auth"),
-        r"(\b[\w.\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
-        r"|private[_\-]?key|client[_\-]?secret|auth)[\w.\-]*[\"']?\s*[:=]\s*)"
+        # The key ends in a sensitive word, optionally followed by "_suffix" ("auth_token",
+        # "PGPASSWORD", "x-api-key"), never by a dot or more letters: "auth.py: verify",
+        # "author: bob" and "test_auth_middleware.py::" are not secrets.
+        r"(\b[\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
+        r"|private[_\-]?key|client[_\-]?secret|authorization|auth)(?:[_\-][\w\-]*)?[\"']?\s*[:=]\s*)"
         r"(?![\"']?\[REDACTED)(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;&]{3,})",
         re.IGNORECASE,
         r"\g<1>[REDACTED:secret]",

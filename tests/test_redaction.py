@@ -29,6 +29,9 @@ def test_ordinary_text_is_left_alone():
         "password reset flow renders twice",
         "see src/auth/tokens.py line 40",
         "Use <b>bold</b> in the docs",
+        "edited src/auth.py: verify the session expiry",
+        "author: bob",
+        "pytest tests/test_auth_middleware.py::test_expired_token_is_rejected",
     ]:
         assert redact.redact(text) == text
 

@@ -85,7 +85,9 @@ class VectorsMixin(StoreBase):
     ) -> list[tuple[int, int, int, bytes]]:
         """Vectors of ``model`` stored after row ``after_id``: (row id, observation id, dim, blob)."""
         rows = self._all(
-            "SELECT id, observation_id, dim, vector FROM vectors WHERE model = ? AND id > ?"
+            # `+model`: walk the primary key from `after_id` instead of the (model, hash) index
+            # plus a sort, which made an idle refresh cost 6 ms at 100k vectors and 67 ms at 1M.
+            "SELECT id, observation_id, dim, vector FROM vectors WHERE +model = ? AND id > ?"
             " ORDER BY id LIMIT ?",
             (model, after_id, limit),
         )
