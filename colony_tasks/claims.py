@@ -90,6 +90,10 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
         raise InvalidInput("A path must be a non-empty string.")
     if "\x00" in path:
         raise InvalidInput("A path must not contain NUL bytes.")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("A path must be valid UTF-8 text.") from None
     if len(path) > MAX_PATH:
         raise InvalidInput(f"A path must be at most {MAX_PATH} characters long.")
     raw = path.strip().replace("\\", "/")

@@ -89,7 +89,13 @@ def _schema(store: Store) -> dict[str, Any]:
 
 def _integrity_check(store: Store) -> dict[str, Any]:
     integrity = _integrity(store)
-    return check("integrity", integrity == ["ok"], "; ".join(integrity[:5]))
+    detail = "; ".join(integrity[:5])
+    if integrity != ["ok"]:
+        detail += (
+            ". The file is damaged: copy colony.db aside for inspection; hooks keep failing"
+            " open until it is replaced (a new one is created on the next event)"
+        )
+    return check("integrity", integrity == ["ok"], detail)
 
 
 def _fts(store: Store) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def ensure_home() -> str:
     """Create the data folder 0700 if missing and return it."""
     folder = home()
     if not os.path.isdir(folder):
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)  # never briefly open, whatever the umask
         os.chmod(folder, 0o700)
     return folder
 

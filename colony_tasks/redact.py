@@ -137,10 +137,23 @@ def _pattern(index: int) -> re.Pattern[str]:
     return pattern
 
 
+def utf8_safe(text: str) -> str:
+    """``text`` with lone surrogates (half an emoji from a JSON ``\\ud83d`` escape) replaced.
+
+    SQLite stores UTF-8; a lone surrogate cannot be encoded and would make the write fail.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def redact(text: str) -> str:
-    """Drop ``<private>`` spans and replace secrets in ``text``."""
+    """Drop ``<private>`` spans and replace secrets in ``text`` (made UTF-8 safe first)."""
     if not text:
         return text
+    text = utf8_safe(text)
     lowered = text.lower()
     if "<private" in lowered:
         text = _pattern(-1).sub("", text)

@@ -110,6 +110,10 @@ class ColonyTool(Tool):
         except UnexpectedToolError as error:
             if isinstance(error.__cause__, ColonyError):
                 raise ToolError(str(error.__cause__)) from error.__cause__
+            if isinstance(error.__cause__, OverflowError):  # an id beyond SQLite's 64-bit range
+                raise ToolError(
+                    f"Invalid arguments for {self.name}: ids are positive integers below 2**63."
+                ) from error.__cause__
             raise
         except ToolError as error:
             if isinstance(error.__cause__, ValidationError):

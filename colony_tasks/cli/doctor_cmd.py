@@ -34,7 +34,8 @@ def doctor(fix: bool, as_json: bool) -> None:
     def render() -> str:
         lines = [f"{'✓' if c['ok'] else '✗'} {c['check']}: {c['detail']}" for c in checks]
         lines.extend(f"fixed: {r}" for r in repairs)
-        if not ok and not fix and any(c["fixable"] for c in checks):
+        damaged = any(c["check"] == "integrity" and not c["ok"] for c in checks)
+        if not ok and not fix and not damaged and any(c["fixable"] for c in checks):
             lines.append("Run `colony-tasks doctor --fix` to apply the safe repairs.")
         return "\n".join(lines)
 

@@ -12,6 +12,7 @@ import signal
 import sys
 
 from .. import paths
+from ..redact import utf8_safe
 from ..store import open_default
 from .handlers import EVENT_NAMES, HANDLERS
 from .payload import detect_agent
@@ -61,6 +62,18 @@ def render(event: str, context: str | None, deny: str | None) -> dict[str, Any] 
     return {"hookSpecificOutput": specific}
 
 
+def utf8_safe_value(value: Any) -> Any:
+    """Replace lone surrogates in every string (Node's JSON.stringify emits them for a broken
+    emoji), so a prompt or edit is recorded instead of failing the hook."""
+    if isinstance(value, str):
+        return utf8_safe(value)
+    if isinstance(value, dict):
+        return {utf8_safe(str(k)): utf8_safe_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [utf8_safe_value(v) for v in value]
+    return value
+
+
 def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     handler = HANDLERS.get(event)
     if handler is None:
@@ -68,6 +81,7 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
+    payload = utf8_safe_value(payload)
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
     store = open_default()
     try:
