@@ -20,15 +20,9 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from .hooks.handlers import EVENT_NAMES
+
 EXE = os.path.join(os.path.dirname(sys.executable), "colony-tasks")
-EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "stop": "Stop",
-    "session-end": "SessionEnd",
-}
 
 
 class Agent:

@@ -419,6 +419,24 @@ def accept_handoff(store: Store, acceptor: str | Session, handoff_id: int) -> Ac
 # -- decisions and blockers -------------------------------------------------------------------
 
 
+def _post_with_detail(
+    store: Store,
+    author: str | Session,
+    kind: str,
+    main: str,
+    label: str,
+    key: str,
+    detail: str | None,
+    task_id: int | None,
+) -> Posted:
+    """A decision or blocker: the main text, then ``label: detail`` on its own line."""
+    text = _text(main, kind)
+    extra = (detail or "").strip()
+    if extra:
+        text = f"{text}\n{label}: {_text(extra, key.replace('_', ' '))}"
+    return post(store, author, text, task_id=task_id, kind=kind, meta={key: extra})
+
+
 def record_decision(
     store: Store,
     author: str | Session,
@@ -427,16 +445,8 @@ def record_decision(
     rationale: str | None = None,
     task_id: int | None = None,
 ) -> Posted:
-    text = _text(decision, "decision")
-    if rationale and rationale.strip():
-        text = f"{text}\nRationale: {_text(rationale, 'rationale')}"
-    return post(
-        store,
-        author,
-        text,
-        task_id=task_id,
-        kind="decision",
-        meta={"rationale": (rationale or "").strip()},
+    return _post_with_detail(
+        store, author, "decision", decision, "Rationale", "rationale", rationale, task_id
     )
 
 
@@ -448,16 +458,8 @@ def report_blocker(
     waiting_on: str | None = None,
     task_id: int | None = None,
 ) -> Posted:
-    text = _text(blocker, "blocker")
-    if waiting_on and waiting_on.strip():
-        text = f"{text}\nWaiting on: {waiting_on.strip()}"
-    return post(
-        store,
-        author,
-        text,
-        task_id=task_id,
-        kind="blocker",
-        meta={"waiting_on": (waiting_on or "").strip()},
+    return _post_with_detail(
+        store, author, "blocker", blocker, "Waiting on", "waiting_on", waiting_on, task_id
     )
 
 
