@@ -175,12 +175,20 @@ ALTER TABLE observation_paths_new RENAME TO observation_paths;
 CREATE INDEX observation_paths_path ON observation_paths(repo_id, path);
 """
 
+# Hooks ask on every prompt whether this session sent something that can no longer be
+# delivered; the answer must not depend on how much the session has written.
+UNDELIVERABLE = """
+CREATE INDEX recipients_undeliverable ON recipients(observation_id)
+    WHERE state = 'undeliverable';
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
     Migration(3, "vectors", VECTORS),
     Migration(4, "chains", CHAINS),
     Migration(5, "paths_key_first", PATHS_ORDER),
+    Migration(6, "undeliverable_index", UNDELIVERABLE),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -235,7 +235,7 @@ class ThreadMixin(StoreBase):
                 for r in self._all(
                     "SELECT r.observation_id, r.session_id AS recipient,"
                     " s.handle AS recipient_handle, o.kind, o.text, o.task_id FROM recipients r"
-                    " JOIN observations o ON o.id = r.observation_id"
+                    " CROSS JOIN observations o ON o.id = r.observation_id"
                     " JOIN sessions s ON s.id = r.session_id"
                     " WHERE o.session_id = ? AND r.state = 'undeliverable' ORDER BY o.id",
                     (session_id,),
@@ -251,7 +251,9 @@ class ThreadMixin(StoreBase):
 
     def has_undeliverable(self, session_id: str) -> bool:
         row = self._one(
-            "SELECT 1 FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            # CROSS JOIN keeps SQLite on the small partial index of undeliverable rows instead
+            # of walking every observation this session wrote (6 ms at 50k).
+            "SELECT 1 FROM recipients r CROSS JOIN observations o ON o.id = r.observation_id"
             " WHERE o.session_id = ? AND r.state = 'undeliverable' LIMIT 1",
             (session_id,),
         )
