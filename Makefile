@@ -53,11 +53,15 @@ test-all: browser
 demo: install
 	$(BIN)/python -m colony_tasks.demo
 
+# Benchmarks print medians and same-run ratios; bench/check.py is the hook latency gate
+# (fails when a gated hook's p50 exceeds 1.6x the baseline). Full-size runs: drop --quick.
 bench: install
 	$(BIN)/python -m compileall -q colony_tasks mcp_server > /dev/null
-	$(BIN)/python bench/store.py --quick
 	$(BIN)/python bench/hooks.py
 	$(BIN)/python bench/check.py
+	$(BIN)/python bench/store.py --quick
+	cd bench && ../$(BIN)/python search.py --quick && ../$(BIN)/python search_eval.py
+	$(BIN)/python bench/mcp.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info
