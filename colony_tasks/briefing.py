@@ -113,7 +113,10 @@ def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | N
     if not items:
         return None
     now = store.now()
-    lines = [f"{PREFIX} — for you now:", *(_line(o, me, now, store) for o in items[:MAX_ITEMS])]
+    body = [_line(o, me, now, store) for o in items[:MAX_ITEMS]]
+    # A chain turn block carries its own header; a second one would only cost tokens.
+    only_turns = all(o.kind == "turn" and o.to in (me.handle, me.id) for o in items)
+    lines = body if only_turns else [f"{PREFIX} — for you now:", *body]
     if len(items) > MAX_ITEMS:
         lines.append(f"… and {len(items) - MAX_ITEMS} more — call task_updates_since()")
     return "\n".join(lines)
