@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .errors import InvalidInput
 from .models import record
 from .store import Store
 
@@ -87,3 +88,53 @@ def keyword_search(
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+
+
+class Searcher:
+    """The one search entry point of every front end (CLI, MCP server, viewer).
+
+    Hybrid (keywords fused with embeddings) once vectors exist, keywords alone before, or when
+    ``semantic=False``. The engine, with its in-memory vector index, is built on the first
+    hybrid search and kept, so a long-lived process loads vectors once.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.engine = None
+        self.unavailable: str | None = None  # why hybrid search fell back to keywords
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        task_id: int | None = None,
+        kinds: Sequence[str] | None = None,
+        semantic: bool | None = None,
+    ) -> list[Hit]:
+        if semantic is not False and self.engine is None and self.store.has_vectors():
+            self.engine = self._engine(required=bool(semantic))
+        if semantic and self.engine is None:
+            raise InvalidInput(
+                self.unavailable or "No vectors yet: run `colony-tasks embed` first."
+            )
+        if semantic is False or self.engine is None:
+            return keyword_search(self.store, query, limit=limit, task_id=task_id, kinds=kinds)
+        return self.engine.search(
+            query, limit=limit, task_id=task_id, kinds=kinds, semantic=semantic
+        )
+
+    def _engine(self, *, required: bool):
+        # numpy and the embedder load here, only once vectors exist: keyword-only users and
+        # short CLI commands never pay for them.
+        from . import semantic
+        from .embeddings import EmbedderUnavailable
+
+        try:
+            embedder = semantic.configured_embedder()
+        except EmbedderUnavailable as error:
+            if required:
+                raise
+            self.unavailable = f"Semantic search unavailable ({error}); using keywords."
+            return None
+        return semantic.SearchEngine(self.store, embedder)

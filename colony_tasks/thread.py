@@ -627,7 +627,7 @@ def updates_since(
     session = session_of(store, reader)
     if limit is not None and limit < 1:
         raise InvalidInput("limit must be at least 1.")
-    kinds = (*THREAD_KINDS, "edit", "turn")
+    kinds = (*THREAD_KINDS, "edit")
     with store.transaction():
         task = task_for(store, session, task_id)
         if since_id is not None:

@@ -46,7 +46,7 @@ class AppState:
 
     store: Store
     serial: anyio.Lock
-    search: Any = None  # the SearchEngine, built on the first search call
+    search: Any = None  # the core's Searcher, built on the first search call
 
 
 def state(ctx: Context) -> AppState:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
@@ -11,16 +10,13 @@ from pydantic import Field
 
 from colony_tasks import search as search_mod
 from colony_tasks import sessions, thread
-from colony_tasks.store import Store
 from colony_tasks.timefmt import iso
 
 from . import identity
 from . import models as m
 from .toolkit import SessionId, TaskId, state, store, tool
 
-log = logging.getLogger("colony_tasks.mcp")
-
-TIMELINE_KINDS = (*thread.THREAD_KINDS, "edit", "turn")
+TIMELINE_KINDS = (*thread.THREAD_KINDS, "edit")
 Kind = Literal[
     "note",
     "question",
@@ -41,27 +37,11 @@ Kind = Literal[
 def find(
     ctx: Context, query: str, *, limit: int, task_id: int | None, kinds: Sequence[str] | None
 ) -> list[search_mod.Hit]:
-    """The one search entry point of the MCP layer: the same function as the CLI's search."""
+    """The core's search entry point, kept per server so its vector index loads once."""
     app = state(ctx)
     if app.search is None:
-        app.search = search_engine(app.store)
+        app.search = search_mod.Searcher(app.store)
     return app.search.search(query, limit=limit, task_id=task_id, kinds=kinds)
-
-
-def search_engine(db: Store):
-    """Hybrid search with the configured embedder, or keyword-only when it is unavailable.
-
-    Imported here, on the first search, so that the server starts without numpy or a model.
-    """
-    from colony_tasks import semantic
-    from colony_tasks.embeddings import EmbedderUnavailable
-
-    try:
-        embedder = semantic.configured_embedder()
-    except EmbedderUnavailable as error:
-        log.warning("Semantic search unavailable: %s", error)
-        embedder = None
-    return semantic.SearchEngine(db, embedder)
 
 
 @tool(read_only=True)

@@ -181,3 +181,19 @@ def test_hook_process_never_imports_numpy_or_models(home: Path, repo: Path):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_searcher_is_keyword_only_until_vectors_exist_and_forcing_semantic_says_why(store: Store):
+    from colony_tasks.errors import InvalidInput
+    from colony_tasks.search import Searcher
+
+    seed(store)
+    searcher = Searcher(store)
+    assert searcher.search("readers block writers")[0].score < 0  # bm25: keywords only
+    assert searcher.engine is None  # numpy and the model were not needed
+    with pytest.raises(InvalidInput, match="run `colony-tasks embed` first"):
+        searcher.search("readers block writers", semantic=True)
+    semantic.backfill(store, get_embedder("static"))
+    hits = searcher.search("css layout on mobile phones")
+    assert hits[0].id == store.timeline(1, kinds=["note"])[0].id and hits[0].score > 0
+    assert searcher.search("css layout on mobile phones", semantic=False) == []

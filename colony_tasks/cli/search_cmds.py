@@ -5,39 +5,11 @@ from __future__ import annotations
 import click
 
 from .. import search as search_mod
-from ..embeddings import BACKENDS, EmbedderUnavailable
+from ..embeddings import BACKENDS
 from ..store import Store
 from ..timefmt import ago
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
-
-
-def run_search(
-    store: Store,
-    query: str,
-    *,
-    limit: int,
-    task_id: int | None,
-    kinds: list[str] | None,
-    semantic: bool | None,
-) -> list[search_mod.Hit]:
-    """Hybrid search when vectors of the configured model exist, keyword search otherwise."""
-    if semantic is False or not store.vector_counts():
-        if semantic:
-            raise click.ClickException("No vectors yet: run `colony-tasks embed` first.")
-        return search_mod.keyword_search(store, query, limit=limit, task_id=task_id, kinds=kinds)
-    # numpy and the embedder load only here, when vectors exist: most commands stay fast.
-    from .. import semantic as semantic_mod
-
-    try:
-        embedder = semantic_mod.configured_embedder()
-    except EmbedderUnavailable as error:
-        if semantic:
-            raise
-        click.echo(f"Semantic search unavailable ({error}); using keywords.", err=True)
-        embedder = None
-    engine = semantic_mod.SearchEngine(store, embedder)
-    return engine.search(query, limit=limit, task_id=task_id, kinds=kinds, semantic=semantic)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
@@ -63,9 +35,12 @@ def search(
     as_json: bool,
 ) -> None:
     """Search everything agents did and said."""
-    hits = run_search(
-        store, query, limit=limit, task_id=task_id, kinds=list(kinds) or None, semantic=semantic
+    searcher = search_mod.Searcher(store)
+    hits = searcher.search(
+        query, limit=limit, task_id=task_id, kinds=list(kinds) or None, semantic=semantic
     )
+    if searcher.unavailable:
+        click.echo(searcher.unavailable, err=True)
 
     def render() -> str:
         if not hits:

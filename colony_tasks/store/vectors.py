@@ -93,6 +93,9 @@ class VectorsMixin(StoreBase):
         )
         return [(int(r[0]), int(r[1]), int(r[2]), bytes(r[3])) for r in rows]
 
+    def has_vectors(self) -> bool:
+        return self._one("SELECT 1 FROM vectors LIMIT 1") is not None
+
     def vector_counts(self) -> dict[str, int]:
         rows = self._all("SELECT model, COUNT(*) FROM vectors GROUP BY model")
         return {r[0]: int(r[1]) for r in rows}

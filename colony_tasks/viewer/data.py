@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
-
 from .. import claims as claims_mod
 from .. import thread
-from ..cli.search_cmds import run_search
+from ..errors import ColonyError
 from ..models import Observation, Session, Task
+from ..search import Searcher
 from ..sessions import get_task
 from ..store import Store
 
@@ -235,9 +234,9 @@ def search_view(store: Store, query: str, *, limit: int = 50) -> dict[str, Any]:
     if not query:
         return {"query": "", "hits": [], "error": None}
     try:
-        hits = run_search(store, query, limit=limit, task_id=None, kinds=None, semantic=None)
-    except click.ClickException as error:
-        return {"query": query, "hits": [], "error": error.format_message()}
+        hits = Searcher(store).search(query, limit=limit)
+    except ColonyError as error:
+        return {"query": query, "hits": [], "error": str(error)}
     titles: dict[int, str] = {}
     for task_id in {hit.task_id for hit in hits if hit.task_id is not None}:
         found = store.get_task(task_id)
