@@ -8,7 +8,6 @@ from __future__ import annotations
 from . import claims as claims_mod
 from .errors import InvalidInput
 from .models import Session
-from .redact import redact
 from .store import Store
 
 TYPE_CHECKING = False
@@ -20,12 +19,6 @@ PROMPT_CHARS = 4000
 COMMAND_CHARS = 600
 
 
-def _cap(text: str, limit: int) -> str:
-    """Redact, then shorten: capping first could cut a secret so its rule no longer matches."""
-    text = redact(text or "")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def lane_task_id(store: Store, session: Session) -> int | None:
     task = store.open_lane_task(session.lane_id) if session.lane_id else None
     return task.id if task else None
@@ -34,19 +27,21 @@ def lane_task_id(store: Store, session: Session) -> int | None:
 def record_prompt(store: Store, session: Session, prompt: str) -> int:
     return store.add_observation(
         "prompt",
-        _cap(prompt, PROMPT_CHARS),
+        prompt,
         session_id=session.id,
         task_id=lane_task_id(store, session),
+        max_chars=PROMPT_CHARS,
     )
 
 
 def record_command(store: Store, session: Session, command: str, *, tool: str = "Bash") -> int:
     return store.add_observation(
         "command",
-        _cap(command, COMMAND_CHARS),
+        command,
         session_id=session.id,
         task_id=lane_task_id(store, session),
         meta={"tool": tool},
+        max_chars=COMMAND_CHARS,
     )
 
 
@@ -77,10 +72,11 @@ def record_edit(
     text = f"{', '.join(rel_paths)} ({tool})"
     return store.add_observation(
         "edit",
-        _cap(text, COMMAND_CHARS),
+        text,
         session_id=session.id,
         task_id=lane_task_id(store, session),
         meta={"tool": tool, **(meta or {})},
         paths=rel_paths,
         repo_id=lane.repo_id if lane else None,
+        max_chars=COMMAND_CHARS,
     )

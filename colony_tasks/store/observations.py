@@ -21,6 +21,12 @@ OBS_COLUMNS = (
 OBS_FROM = "observations o LEFT JOIN sessions s ON s.id = o.session_id"
 
 
+def _capped(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
 def row_to_observation(row: sqlite3.Row) -> Observation:
     return Observation(
         id=row["id"],
@@ -55,8 +61,13 @@ class ObservationsMixin(StoreBase):
         paths: Iterable[str] = (),
         repo_id: str | None = None,
         turn: int | None = None,
+        max_chars: int | None = None,
     ) -> int:
-        """Insert one observation (text and meta redacted) and its touched paths."""
+        """Insert one observation (text and meta redacted) and its touched paths.
+
+        ``max_chars`` caps the text *after* redaction: capping first could cut a secret so
+        that its rule no longer matches and half of it would be stored.
+        """
         clean_meta = redact_value(meta) if meta else {}
         with self.transaction():
             cursor = self._run(
@@ -67,7 +78,7 @@ class ObservationsMixin(StoreBase):
                     session_id,
                     task_id,
                     kind,
-                    redact(text),
+                    _capped(redact(text), max_chars),
                     json.dumps(clean_meta, ensure_ascii=False, separators=(",", ":")),
                     self.now(),
                     to,
