@@ -1,6 +1,6 @@
 """Chains: tasks in turn-taking mode, with one coordinator and one turn holder at a time.
 
-The rules live here and in :func:`colony_tasks.thread._writable` (the write path every post,
+The rules live here and in ``colony_tasks.thread._writable`` (the write path every post,
 question, answer and handoff passes through), so the MCP tools, the CLI and the viewer cannot
 bypass them:
 
@@ -87,21 +87,12 @@ def _give_turn(
     return posted
 
 
-def _guarded(store: Store, session: Session, action):
-    try:
-        with store.transaction():
-            return action()
-    except thread.LoopGuard as guard:
-        thread._record_guard(store, session, guard)
-        raise
-
-
 def add(
     store: Store, coordinator: str | Session, chain_id: int, participant: str, prompt: str
 ) -> thread.Posted:
     """Add a session and give it the turn; it receives the full history with ``prompt``."""
     me = thread.session_of(store, coordinator)
-    text = thread._text(prompt, "prompt")
+    text = thread.check_text(prompt, "prompt")
 
     def action() -> thread.Posted:
         task = get_chain(store, chain_id)
@@ -114,7 +105,7 @@ def add(
         store.add_participant(task.id, target.id)
         return _give_turn(store, task, me, target, text, "add")
 
-    return _guarded(store, me, action)
+    return thread.guarded(store, me, action)
 
 
 def pass_turn(
@@ -122,7 +113,7 @@ def pass_turn(
 ) -> thread.Posted:
     """Give the turn to a participant with ``prompt`` (it gets what it missed since it spoke)."""
     me = thread.session_of(store, coordinator)
-    text = thread._text(prompt, "prompt")
+    text = thread.check_text(prompt, "prompt")
 
     def action() -> thread.Posted:
         task = get_chain(store, chain_id)
@@ -137,7 +128,7 @@ def pass_turn(
             )
         return _give_turn(store, task, me, target, text, "pass")
 
-    return _guarded(store, me, action)
+    return thread.guarded(store, me, action)
 
 
 def give_turn(

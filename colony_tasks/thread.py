@@ -15,7 +15,7 @@ from .store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 MESSAGE_KINDS = ("note", "question", "answer", "handoff", "accept", "decision", "blocker")
@@ -128,9 +128,15 @@ def check_loop_guard(
         )
 
 
-def _record_guard(store: Store, session: Session, guard: LoopGuard) -> None:
-    """The refusal itself goes to the thread, so the human sees it."""
-    store.add_observation("guard", str(guard), session_id=session.id, task_id=guard.task_id)
+def guarded(store: Store, session: Session, action: Callable[[], Any]) -> Any:
+    """Run ``action`` in one transaction; a tripped loop guard rolls it back, then posts the
+    refusal to the thread in its own transaction (so the human sees it) and re-raises."""
+    try:
+        with store.transaction():
+            return action()
+    except LoopGuard as guard:
+        store.add_observation("guard", str(guard), session_id=session.id, task_id=guard.task_id)
+        raise
 
 
 def insert_message(
@@ -173,7 +179,7 @@ def insert_message(
     return Posted(obs_id, task.id, kind, addressee, store.recipients(obs_id))
 
 
-def _text(value: Any, what: str) -> str:
+def check_text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"The {what} must be non-empty text.")
     if len(value) > MAX_MESSAGE_CHARS:
@@ -237,32 +243,31 @@ def post(
     session = session_of(store, author)
     if kind not in MESSAGE_KINDS:
         raise InvalidInput(f"Unknown kind {kind!r}; use one of {', '.join(MESSAGE_KINDS)}.")
-    body = _text(text, "message")
-    try:
-        with store.transaction():
-            task = task_for(store, session, task_id)
-            _writable(store, task, session)
-            if in_reply_to is not None:
-                parent = store.get_observation(int(in_reply_to))
-                if parent is None or parent.task_id != task.id:
-                    raise NotFound(f"Message {in_reply_to} is not in task {task.id}.")
-            if status is None:
-                status = {"question": "pending", "handoff": "pending", "blocker": "open"}.get(kind)
-            return insert_message(
-                store,
-                task,
-                session,
-                kind,
-                body,
-                to=to,
-                in_reply_to=in_reply_to,
-                urgent=urgent,
-                meta=meta,
-                status=status,
-            )
-    except LoopGuard as guard:
-        _record_guard(store, session, guard)
-        raise
+    body = check_text(text, "message")
+    if status is None:
+        status = {"question": "pending", "handoff": "pending", "blocker": "open"}.get(kind)
+
+    def action() -> Posted:
+        task = task_for(store, session, task_id)
+        _writable(store, task, session)
+        if in_reply_to is not None:
+            parent = store.get_observation(int(in_reply_to))
+            if parent is None or parent.task_id != task.id:
+                raise NotFound(f"Message {in_reply_to} is not in task {task.id}.")
+        return insert_message(
+            store,
+            task,
+            session,
+            kind,
+            body,
+            to=to,
+            in_reply_to=in_reply_to,
+            urgent=urgent,
+            meta=meta,
+            status=status,
+        )
+
+    return guarded(store, session, action)
 
 
 def ask(
@@ -290,7 +295,7 @@ def answer(store: Store, author: str | Session, question_id: int, text: str) -> 
     A later responder gets ``ok=False`` naming who answered; their text is kept as a note.
     """
     session = session_of(store, author)
-    body = _text(text, "answer")
+    body = check_text(text, "answer")
     with store.transaction():
         question = _pending_item(store, question_id, "question")
         task = get_task(store, question.task_id)
@@ -430,10 +435,10 @@ def _post_with_detail(
     task_id: int | None,
 ) -> Posted:
     """A decision or blocker: the main text, then ``label: detail`` on its own line."""
-    text = _text(main, kind)
+    text = check_text(main, kind)
     extra = (detail or "").strip()
     if extra:
-        text = f"{text}\n{label}: {_text(extra, key.replace('_', ' '))}"
+        text = f"{text}\n{label}: {check_text(extra, key.replace('_', ' '))}"
     return post(store, author, text, task_id=task_id, kind=kind, meta={key: extra})
 
 
