@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 MESSAGE_KINDS = ("note", "question", "answer", "handoff", "accept", "decision", "blocker")
 THREAD_KINDS = (*MESSAGE_KINDS, "claim", "release", "withdraw", "turn", "guard")
 POSTABLE_KINDS = ("note", "question", "answer", "decision", "blocker")
+# Kinds with rules of their own: a plain post of them would skip those rules.
+OWN_RULES = {
+    "answer": "An answer needs the id of the question it answers (in_reply_to, or"
+    " answer_question): the first answer to a broadcast question is the one recorded.",
+    "accept": "A handoff is accepted with accept_handoff(handoff_id), which moves its claims.",
+}
 BROADCAST = ("", "any", "all", "*")
 MAX_MESSAGE_CHARS = 16_000
 TOUCHED_WINDOW = 24 * 3600
@@ -243,6 +249,8 @@ def post(
     session = session_of(store, author)
     if kind not in MESSAGE_KINDS:
         raise InvalidInput(f"Unknown kind {kind!r}; use one of {', '.join(MESSAGE_KINDS)}.")
+    if kind in OWN_RULES:
+        raise InvalidInput(OWN_RULES[kind])
     body = check_text(text, "message")
     if status is None:
         status = {"question": "pending", "handoff": "pending", "blocker": "open"}.get(kind)
@@ -318,14 +326,8 @@ def answer(store: Store, author: str | Session, question_id: int, text: str) -> 
             raise InvalidInput(f"Question {question.id} is your own; withdraw it instead.")
         if not _addressed_to(question, session):
             raise NotAllowed(f"Question {question.id} is addressed to {question.to}, not to you.")
-        posted = post(
-            store,
-            session,
-            body,
-            task_id=task.id,
-            kind="answer",
-            to=question.handle,
-            in_reply_to=question.id,
+        posted = insert_message(
+            store, task, session, "answer", body, to=question.handle, in_reply_to=question.id
         )
         store.set_observation_status(question.id, "answered", resolved_by=session.id)
         return AnswerResult(
@@ -408,12 +410,12 @@ def accept_handoff(store: Store, acceptor: str | Session, handoff_id: int) -> Ac
                 store, session, files, lane, task_id=task.id, note=f"from handoff #{handoff.id}"
             )
         store.set_observation_status(handoff.id, "accepted", resolved_by=session.id)
-        posted = post(
+        posted = insert_message(
             store,
+            task,
             session,
+            "accept",
             f"accepted handoff #{handoff.id}" + (f": {', '.join(files)}" if files else ""),
-            task_id=task.id,
-            kind="accept",
             to=handoff.handle,
             in_reply_to=handoff.id,
             meta={"files": files},

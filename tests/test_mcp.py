@@ -574,3 +574,11 @@ async def test_search_uses_keywords_then_meaning_once_the_worker_has_embedded(la
             client, "search", query="css layout on mobile phones", session_id=lane.b.handle
         )
     assert "stylesheet" in after["hits"][0]["snippet"]
+
+
+async def test_an_answer_without_its_question_is_refused_by_the_core(lane: Lane):
+    async with connected() as client:
+        text = await error(
+            client, "task_post", content="42", kind="answer", session_id=lane.a.handle
+        )
+    assert text.startswith("An answer needs the id of the question it answers")

@@ -247,6 +247,12 @@ ERROR_CASES = [
     (lambda s, ids: thread.post(s, "a", "   "), InvalidInput),
     (lambda s, ids: thread.post(s, "a", "x" * 20_000), InvalidInput),
     (lambda s, ids: thread.post(s, "a", "x", kind="shout"), InvalidInput),
+    (lambda s, ids: thread.post(s, "a", "fake answer", kind="answer"), InvalidInput),
+    (
+        lambda s, ids: thread.post(s, "b", "x", kind="answer", in_reply_to=ids["question"]),
+        InvalidInput,
+    ),
+    (lambda s, ids: thread.post(s, "b", "fake accept", kind="accept"), InvalidInput),
     (lambda s, ids: thread.post(s, "a", "x", task_id=999), NotFound),
     (lambda s, ids: thread.post(s, "a", "x", in_reply_to=999), NotFound),
     (lambda s, ids: thread.answer(s, "b", 999, "x"), NotFound),
