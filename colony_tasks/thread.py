@@ -658,6 +658,14 @@ def updates_since(
         return Updates(task.id, shown, remaining, new_cursor)
 
 
+def mark_briefed(store: Store, reader: str | Session, task_id: int) -> None:
+    """The session was just briefed on the task (SessionStart): its history is not repeated
+    as news; only what comes after is delivered. Pending items stay in :func:`pending_for`."""
+    session = session_of(store, reader)
+    with store.transaction():
+        store.set_cursor(task_id, session.id, store.max_observation_id(task_id))
+
+
 def deliver_directed(store: Store, reader: str | Session) -> list[Observation]:
     """Mid-turn delivery: undelivered items addressed to the session or marked urgent.
 

@@ -41,8 +41,7 @@ def session_start(store: Store, payload: dict[str, Any], agent: str) -> Result:
         store, sid, agent=agent, cwd=text(payload, "cwd") or ".", agent_pid=agent_pid()
     )
     if joined.new_participant:
-        # The briefing summarises the thread so far; deliver only what comes after it.
-        store.set_cursor(joined.task.id, sid, store.max_observation_id(joined.task.id))
+        thread.mark_briefed(store, joined.session, joined.task.id)
     return Result(context=briefing.briefing(store, joined))
 
 
