@@ -30,18 +30,33 @@ in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hoo
 from __future__ import annotations
 
 from .. import paths
+from .claims import ClaimsMixin
+from .delivery import DeliveryMixin
 from .maintenance import MaintenanceMixin
 from .observations import ObservationsMixin
 from .overview import OverviewMixin
-from .people import PeopleMixin
-from .thread import ThreadMixin
+from .sessions import SessionsMixin
+from .tasks import TasksMixin
 from .vectors import VectorsMixin
 
 
 class Store(
-    PeopleMixin, ObservationsMixin, ThreadMixin, VectorsMixin, MaintenanceMixin, OverviewMixin
+    SessionsMixin,
+    TasksMixin,
+    ObservationsMixin,
+    ClaimsMixin,
+    DeliveryMixin,
+    VectorsMixin,
+    MaintenanceMixin,
+    OverviewMixin,
 ):
-    """The SQLite store; see the module docstring for the data model."""
+    """The SQLite store; see the module docstring for the data model.
+
+    One mixin per file, each named for the tables it holds: ``sessions`` (lanes, sessions),
+    ``tasks`` (tasks, participants, cursors), ``observations`` (everything recorded, its FTS
+    index and paths), ``claims``, ``delivery`` (recipients), ``vectors`` (embeddings),
+    ``maintenance`` and ``overview`` (the viewer's and doctor's bulk reads).
+    """
 
 
 def open_default(**kwargs) -> Store:

@@ -265,3 +265,40 @@ class ObservationsMixin(StoreBase):
     def rebuild_fts(self) -> None:
         with self.transaction():
             self._run("INSERT INTO observations_fts(observations_fts) VALUES ('rebuild')")
+
+    # -- open items ------------------------------------------------------------------------
+
+    def open_items(
+        self,
+        *,
+        kinds: Sequence[str],
+        statuses: Sequence[str],
+        task_ids: Sequence[int] | None = None,
+        exclude_author: str | None = None,
+        to_any_of: Sequence[str] | None = None,
+        limit: int = 200,
+    ) -> list[Observation]:
+        """Items waiting on someone: pending questions/handoffs, open blockers."""
+        where = [
+            f"o.kind IN ({','.join('?' * len(kinds))})",
+            f"o.status IN ({','.join('?' * len(statuses))})",
+        ]
+        params: list[Any] = [*kinds, *statuses]
+        if task_ids is not None:
+            if not task_ids:
+                return []
+            where.append(f"o.task_id IN ({','.join('?' * len(task_ids))})")
+            params.extend(task_ids)
+        if exclude_author is not None:
+            where.append("(o.session_id IS NULL OR o.session_id != ?)")
+            params.append(exclude_author)
+        if to_any_of is not None:
+            where.append(
+                f"(o.to_target IS NULL OR o.to_target IN ({','.join('?' * len(to_any_of))}))"
+            )
+            params.extend(to_any_of)
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS} FROM {OBS_FROM} WHERE {' AND '.join(where)} ORDER BY o.id LIMIT ?",
+            (*params, limit),
+        )
+        return [row_to_observation(r) for r in rows]

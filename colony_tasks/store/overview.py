@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..models import Lane, Session
 from .base import StoreBase
-from .people import SESSION_COLUMNS
+from .sessions import SESSION_COLUMNS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

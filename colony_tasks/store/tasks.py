@@ -1,140 +1,28 @@
-"""SQL for lanes, sessions, tasks and participants."""
+"""SQL for tasks (shared objectives with a thread) and their participants' cursors."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from ..models import Lane, Session, Task
+from ..models import Session, Task
 from .base import StoreBase
+from .sessions import SESSION_COLUMNS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SESSION_COLUMNS = "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at"
 TASK_COLUMNS = (
     "id, title, mode, status, lane_id, created_by, created_at, closed_at, coordinator,"
     " turn_holder, turn_seq"
 )
 
 
-def _session(row: sqlite3.Row | None) -> Session | None:
-    return Session(**dict(row)) if row else None
-
-
 def _task(row: sqlite3.Row | None) -> Task | None:
     return Task(**dict(row)) if row else None
 
 
-class PeopleMixin(StoreBase):
-    # -- lanes -----------------------------------------------------------------------------
-
-    def upsert_lane(self, repo_id: str, root: str, repo_name: str, branch: str) -> Lane:
-        row = self._one(
-            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
-            (repo_id, branch),
-        )
-        if row is None:
-            with self.transaction():
-                self._run(
-                    "INSERT OR IGNORE INTO lanes(repo_id, root, repo_name, branch, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (repo_id, root, repo_name, branch, self.now()),
-                )
-                row = self._one(
-                    "SELECT id, repo_id, root, repo_name, branch FROM lanes"
-                    " WHERE repo_id = ? AND branch = ?",
-                    (repo_id, branch),
-                )
-        assert row is not None
-        return Lane(**dict(row))
-
-    def get_lane(self, lane_id: int) -> Lane | None:
-        row = self._one(
-            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE id = ?", (lane_id,)
-        )
-        return Lane(**dict(row)) if row else None
-
-    # -- sessions --------------------------------------------------------------------------
-
-    def get_session(self, session_id: str) -> Session | None:
-        return _session(
-            self._one(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
-        )
-
-    def get_session_by_handle(self, handle: str) -> Session | None:
-        return _session(
-            self._one(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE handle = ?", (handle,))
-        )
-
-    def handle_taken(self, handle: str) -> bool:
-        return self._one("SELECT 1 FROM sessions WHERE handle = ?", (handle,)) is not None
-
-    def insert_session(
-        self,
-        session_id: str,
-        handle: str,
-        agent: str,
-        cwd: str,
-        lane_id: int | None,
-        agent_pid: int | None,
-    ) -> None:
-        now = self.now()
-        self._run(
-            f"INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (session_id, handle, agent, cwd, lane_id, agent_pid, now, now),
-        )
-
-    def refresh_session(
-        self,
-        session_id: str,
-        *,
-        cwd: str | None = None,
-        lane_id: int | None = None,
-        agent_pid: int | None = None,
-        reopen: bool = False,
-    ) -> None:
-        sets = ["last_seen_at = ?"]
-        params: list[Any] = [self.now()]
-        for column, value in (("cwd", cwd), ("lane_id", lane_id), ("agent_pid", agent_pid)):
-            if value is not None:
-                sets.append(f"{column} = ?")
-                params.append(value)
-        if reopen:
-            sets.append("ended_at = NULL")
-        params.append(session_id)
-        self._run(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", params)
-
-    def end_session(self, session_id: str) -> None:
-        now = self.now()
-        self._run(
-            "UPDATE sessions SET ended_at = ?, last_seen_at = ? WHERE id = ? AND ended_at IS NULL",
-            (now, now, session_id),
-        )
-
-    def sessions_for_pid(self, agent_pid: int) -> list[Session]:
-        rows = self._all(
-            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_pid = ? AND ended_at IS NULL"
-            " ORDER BY last_seen_at DESC",
-            (agent_pid,),
-        )
-        return [Session(**dict(r)) for r in rows]
-
-    def list_sessions(self, *, active_only: bool = False, limit: int = 100) -> list[Session]:
-        where = "WHERE ended_at IS NULL" if active_only else ""
-        rows = self._all(
-            f"SELECT {SESSION_COLUMNS} FROM sessions {where} ORDER BY last_seen_at DESC LIMIT ?",
-            (limit,),
-        )
-        return [Session(**dict(r)) for r in rows]
-
-    def stale_open_sessions(self, before: float) -> list[Session]:
-        rows = self._all(
-            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE ended_at IS NULL AND last_seen_at < ?",
-            (before,),
-        )
-        return [Session(**dict(r)) for r in rows]
-
+class TasksMixin(StoreBase):
     # -- tasks -----------------------------------------------------------------------------
 
     def get_task(self, task_id: int) -> Task | None:

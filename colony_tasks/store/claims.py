@@ -1,0 +1,163 @@
+"""SQL for claims: advisory holds on repo-relative paths or globs, with an expiry."""
+
+from __future__ import annotations
+
+from ..redact import redact
+from .base import StoreBase
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+CLAIM_COLUMNS = (
+    "c.id, c.session_id, c.task_id, c.repo_id, c.lane_id, c.pattern, c.is_glob, c.note,"
+    " c.created_at, c.renewed_at, c.expires_at, c.released_at"
+)
+CLAIM_FROM = "claims c JOIN sessions s ON s.id = c.session_id LEFT JOIN lanes l ON l.id = c.lane_id"
+CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, l.branch"
+
+
+class ClaimsMixin(StoreBase):
+    def live_claim(self, session_id: str, repo_id: str, pattern: str) -> dict[str, Any] | None:
+        row = self._one(
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE c.session_id = ?"
+            " AND c.repo_id = ? AND c.pattern = ? AND c.released_at IS NULL AND c.expires_at > ?",
+            (session_id, repo_id, pattern, self.now()),
+        )
+        return dict(row) if row else None
+
+    def insert_claim(
+        self,
+        session_id: str,
+        task_id: int | None,
+        repo_id: str,
+        lane_id: int | None,
+        pattern: str,
+        is_glob: bool,
+        note: str,
+        ttl_seconds: float,
+    ) -> int:
+        now = self.now()
+        cursor = self._run(
+            "INSERT INTO claims(session_id, task_id, repo_id, lane_id, pattern, is_glob, note,"
+            " created_at, renewed_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                task_id,
+                repo_id,
+                lane_id,
+                pattern,
+                int(is_glob),
+                redact(note),
+                now,
+                now,
+                now + ttl_seconds,
+            ),
+        )
+        return int(cursor.lastrowid)
+
+    def renew_claim(self, claim_id: int, ttl_seconds: float, note: str | None) -> None:
+        now = self.now()
+        self._run(
+            "UPDATE claims SET renewed_at = ?, expires_at = MAX(expires_at, ?),"
+            " note = COALESCE(?, note) WHERE id = ?",
+            (now, now + ttl_seconds, redact(note) if note else note, claim_id),
+        )
+
+    def get_claims(self, claim_ids: Sequence[int]) -> list[dict[str, Any]]:
+        if not claim_ids:
+            return []
+        marks = ",".join("?" * len(claim_ids))
+        rows = self._all(
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE c.id IN ({marks})"
+            " ORDER BY c.id",
+            list(claim_ids),
+        )
+        return [dict(r) for r in rows]
+
+    def live_claims_matching(
+        self, repo_id: str, paths: Sequence[str], *, exclude_session: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Live claims in a repository whose pattern is one of ``paths``, plus every live glob."""
+        marks = ",".join("?" * len(paths)) or "NULL"
+        params: list[Any] = [repo_id, self.now(), *paths]
+        skip = ""
+        if exclude_session is not None:
+            skip = " AND c.session_id != ?"
+            params.append(exclude_session)
+        rows = self._all(
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}"
+            " WHERE c.repo_id = ? AND c.released_at IS NULL AND c.expires_at > ?"
+            f" AND (c.pattern IN ({marks}) OR c.is_glob = 1){skip} AND s.ended_at IS NULL",
+            params,
+        )
+        return [dict(r) for r in rows]
+
+    def list_claims(
+        self,
+        *,
+        session_id: str | None = None,
+        repo_id: str | None = None,
+        include_expired: bool = False,
+        limit: int = 1000,
+    ) -> list[dict[str, Any]]:
+        where = ["c.released_at IS NULL"]
+        params: list[Any] = []
+        if not include_expired:
+            where.append("c.expires_at > ?")
+            params.append(self.now())
+        if session_id is not None:
+            where.append("c.session_id = ?")
+            params.append(session_id)
+        if repo_id is not None:
+            where.append("c.repo_id = ?")
+            params.append(repo_id)
+        rows = self._all(
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE {' AND '.join(where)}"
+            " ORDER BY c.repo_id, c.pattern LIMIT ?",
+            (*params, limit),
+        )
+        return [dict(r) for r in rows]
+
+    def release_claims(
+        self,
+        session_id: str,
+        *,
+        patterns: Sequence[str] | None = None,
+        repo_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Release the session's unreleased claims (all, or those with these patterns)."""
+        where = ["c.session_id = ?", "c.released_at IS NULL"]
+        params: list[Any] = [session_id]
+        if patterns is not None:
+            if not patterns:
+                return []
+            where.append(f"c.pattern IN ({','.join('?' * len(patterns))})")
+            params.extend(patterns)
+        if repo_id is not None:
+            where.append("c.repo_id = ?")
+            params.append(repo_id)
+        with self.transaction():
+            rows = [
+                dict(r)
+                for r in self._all(
+                    f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}"
+                    f" WHERE {' AND '.join(where)}",
+                    params,
+                )
+            ]
+            if rows:
+                ids = [r["id"] for r in rows]
+                self._run(
+                    f"UPDATE claims SET released_at = ? WHERE id IN ({','.join('?' * len(ids))})",
+                    (self.now(), *ids),
+                )
+        return rows
+
+    def release_expired_claims(self) -> int:
+        cursor = self._run(
+            "UPDATE claims SET released_at = expires_at WHERE released_at IS NULL AND expires_at <= ?",
+            (self.now(),),
+        )
+        return cursor.rowcount
