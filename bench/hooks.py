@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
 
-from colony_tasks import sessions, thread  # noqa: E402
+from colony_tasks import actions, sessions  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
@@ -78,7 +78,7 @@ def seed(home: Path, repo: Path, size: int) -> None:
             " SELECT id, ?, 'src/file' || (id % 500) || '.py' FROM observations WHERE kind = 'edit'",
             [(me.lane.repo_id,)],
         )
-    thread.claim(store, "bench-codex", ["src/other.py", "docs/**"])
+    actions.claim(store, "bench-codex", ["src/other.py", "docs/**"])
     for sid in ("bench-claude", "bench-codex"):
         store.set_cursor(me.task.id, sid, store.max_observation_id(me.task.id))
     store.close()
@@ -150,7 +150,7 @@ def measure(size: int, n: int) -> list[_stats.Stat]:
     counter = iter(range(10**9))
 
     def between() -> None:  # a new message from the other agent for each prompt to deliver
-        thread.post(store, "bench-codex", f"progress note {next(counter)}")
+        actions.post(store, "bench-codex", f"progress note {next(counter)}")
 
     _stats.log(f"timing {n} interleaved rounds at {size}")
     samples = _stats.time_interleaved(fns, n, warmup=2, between=between)

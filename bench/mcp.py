@@ -43,7 +43,7 @@ sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != HERE]
 
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-from colony_tasks import sessions, thread  # noqa: E402
+from colony_tasks import actions, sessions  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
@@ -69,10 +69,10 @@ def seed(home: Path, messages: int) -> tuple[Store, str]:
     repo = make_repo(home / "repo")
     sessions.register(store, "bench-me", agent="claude", cwd=str(repo), agent_pid=os.getpid())
     other = sessions.register(store, "bench-other", agent="codex", cwd=str(repo)).session
-    thread.claim(store, other, ["src/app.py"])
+    actions.claim(store, other, ["src/app.py"])
     for i in range(messages):
         words = " ".join(WORDS[(i + k) % len(WORDS)] for k in range(6))
-        thread.post(store, other, f"message {i}: {words}")
+        actions.post(store, other, f"message {i}: {words}")
     return store, other.id
 
 
@@ -127,7 +127,7 @@ async def call_times(home: Path, store: Store, other: str, n: int) -> dict[str, 
                 shift = i % len(TOOLS)
                 for name in TOOLS[shift:] + TOOLS[:shift]:
                     if name == "task_updates_since":
-                        thread.post(store, other, f"news {i}")  # untimed: one new item
+                        actions.post(store, other, f"news {i}")  # untimed: one new item
                     start = time.perf_counter()
                     await checked(client, name, args[name])
                     samples[name].append(time.perf_counter() - start)

@@ -7,7 +7,7 @@ Measures, reporting p50 and p90 side by side (the machine may be shared and nois
 2. a selective two-word ``search.keyword_search`` at two database sizes;
 3. ``lanes.resolve`` for a nested folder of a real git repository and of a linked worktree,
    against ``git rev-parse`` in a subprocess;
-4. ``thread.updates_since`` for a reader of a lane task holding most of the bulk observations,
+4. ``actions.updates_since`` for a reader of a lane task holding most of the bulk observations,
    with a few new items before every call;
 5. ``claims.conflicts`` for one path against 1,000 live claims of other sessions, warm and as
    the first call of a fresh process (pathspec import + glob compile).
@@ -49,7 +49,7 @@ from _stats import (
     write_json,
 )
 
-from colony_tasks import claims, lanes, search, sessions, thread
+from colony_tasks import actions, claims, lanes, search, sessions
 from colony_tasks.store import Store
 
 HERE = Path(__file__).resolve().parent
@@ -580,7 +580,7 @@ def bench_updates(
     lane, task = ctx["lane"], ctx["task"]
     reader, b, c = ctx["reader"], ctx["b"], ctx["c"]
     # The reader touched one file (an edit and a claim), so others' edits of it are relevant.
-    thread.claim(store, reader.id, [NESTED_FILE], announce=False)
+    actions.claim(store, reader.id, [NESTED_FILE], announce=False)
     store.add_observation(
         "edit",
         f"edited {NESTED_FILE}: add guard",
@@ -596,7 +596,7 @@ def bench_updates(
             store, f"bench-fresh-{k}", agent="claude", cwd=ctx["root"], agent_pid=20_000 + k
         ).session
         with Timer() as first:
-            first_items.append(len(thread.updates_since(store, fresh.id).items))
+            first_items.append(len(actions.updates_since(store, fresh.id).items))
         firsts.append(first.seconds)
     first_stat = stat(
         "updates_since first call (cursor 0)",
@@ -609,14 +609,14 @@ def bench_updates(
     with Timer() as drain:
         page = None
         while (page is None or page.cursor < top) and calls < 10_000:
-            page = thread.updates_since(store, reader.id)
+            page = actions.updates_since(store, reader.id)
             calls += 1
     counter = itertools.count()
 
     def post_a_few() -> None:
         i = next(counter)
-        thread.post(store, b.id, f"pushed the retry change for batch {i}; tests pass")
-        thread.ask(store, c.id, f"does batch {i} still need the migration guard?")
+        actions.post(store, b.id, f"pushed the retry change for batch {i}; tests pass")
+        actions.ask(store, c.id, f"does batch {i} still need the migration guard?")
         store.add_observation(
             "edit",
             f"edited {NESTED_FILE}: tighten retry budget {i}",
@@ -629,7 +629,7 @@ def bench_updates(
     delivered: list[int] = []
 
     def read() -> None:
-        delivered.append(len(thread.updates_since(store, reader.id).items))
+        delivered.append(len(actions.updates_since(store, reader.id).items))
 
     samples = time_calls(read, n, setup=post_a_few)
     in_task = store.count_observations(task.id)

@@ -5,7 +5,7 @@ Every block ends with the exact next call. Standard library only.
 
 from __future__ import annotations
 
-from . import chains, thread
+from . import chains, delivery
 from . import claims as claims_mod
 from .models import Observation, Session
 from .render import clip, item_line
@@ -51,7 +51,7 @@ def briefing(store: Store, joined: Joined) -> str:
     me, task, lane = joined.session, joined.task, joined.lane
     now = store.now()
     others = [p for p in store.participants(task.id) if p.id != me.id and p.ended_at is None]
-    pending = thread.pending_for(store, me)
+    pending = delivery.pending_for(store, me)
     blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
     where = f"task #{task.id} {task.title}"
     head = f"{PREFIX}: you are {me.handle} on {where}."
@@ -91,7 +91,7 @@ def briefing(store: Store, joined: Joined) -> str:
     return "\n".join(lines)
 
 
-def delta(store: Store, me: Session, groups: Sequence[thread.Updates]) -> str | None:
+def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str | None:
     """UserPromptSubmit: what is new since the last turn, or None when nothing is."""
     items = [(u.task_id, o) for u in groups for o in u.items]
     remaining = sum(u.remaining for u in groups)

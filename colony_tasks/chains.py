@@ -1,8 +1,8 @@
 """Chains: tasks in turn-taking mode, with one coordinator and one turn holder at a time.
 
-The rules live here and in ``colony_tasks.thread._writable`` (the write path every post,
-question, answer and handoff passes through), so the MCP tools, the CLI and the viewer cannot
-bypass them:
+Every chain rule lives here. Every write to a task passes :func:`check_writable` and is stored
+through :func:`insert` (posts, questions, answers, handoffs and turns alike), so the MCP tools,
+the CLI, the viewer and the hooks cannot bypass them:
 
 - the creator is the coordinator and holds the turn first;
 - only the coordinator adds participants, passes the turn and closes the chain;
@@ -17,53 +17,106 @@ Standard library only: hooks render turn blocks.
 
 from __future__ import annotations
 
-from . import thread
+from . import messages
 from .errors import Conflict, InvalidInput, NotAllowed
-from .models import Observation, Session, Task
+from .kinds import MESSAGE_KINDS, ObsKind, TaskMode, TaskStatus
+from .messages import Posted
+from .models import Observation, Session, Task, record
 from .render import clip, item_line
-from .sessions import find_session, get_task
+from .sessions import find_session, session_of
 from .store import Store
+from .tasks import get_task, handle_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 HISTORY_ITEMS = 40
 HISTORY_CHARS = 400
-CHAIN_KINDS = (*thread.MESSAGE_KINDS, "turn", "guard")
+CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
+
+
+class ChainView(record("ChainView", "chain_id title status coordinator turn_holder")):
+    """A chain for display: roles as handles; no turn holder once it is closed."""
+
+    __slots__ = ()
+
+
+def view(store: Store, task: Task) -> ChainView:
+    return ChainView(
+        chain_id=task.id,
+        title=task.title,
+        status=task.status,
+        coordinator=handle_of(store, task.coordinator) or "?",
+        turn_holder=handle_of(store, task.turn_holder) if task.status == TaskStatus.OPEN else None,
+    )
+
+
+# -- the write rules ------------------------------------------------------------------------
+
+
+def check_writable(store: Store, task: Task, session: Session) -> None:
+    """The single gate every thread write passes through (read inside the transaction):
+    an open task, a live author, and on a chain, the turn."""
+    messages.writable(task, session)
+    if task.mode == TaskMode.CHAIN and task.turn_holder != session.id:
+        holder = handle_of(store, task.turn_holder)
+        raise NotAllowed(
+            f"It is {holder}'s turn in chain {task.id}; only the turn holder may post."
+            " Wait until the coordinator passes you the turn."
+        )
+
+
+def insert(
+    store: Store, task: Task, session: Session, kind: ObsKind, body: str, **fields: Any
+) -> Posted:
+    """Store a message (see :func:`messages.insert_message`) with the chain rules applied:
+    on a chain every message gets the next turn number, and after anyone but the coordinator
+    speaks the turn returns to the coordinator."""
+    chain = task.mode == TaskMode.CHAIN
+    turn = store.next_turn(task.id) if chain else None
+    posted = messages.insert_message(store, task, session, kind, body, turn=turn, **fields)
+    if chain and kind != ObsKind.TURN and session.id != task.coordinator:
+        store.set_turn_holder(task.id, task.coordinator)
+    return posted
 
 
 def get_chain(store: Store, chain_id: int) -> Task:
     task = get_task(store, chain_id)
-    if task.mode != "chain":
-        raise InvalidInput(f"Task {task.id} is not a chain; create one with chain_create.")
+    if task.mode != TaskMode.CHAIN:
+        raise InvalidInput(f"Task {task.id} is not a chain.", "chain_create")
     return task
 
 
 def _coordinator_only(task: Task, session: Session, action: str) -> None:
     if task.coordinator != session.id:
         raise NotAllowed(f"Only the coordinator of chain {task.id} can {action}.")
-    if task.status != "open":
+    if task.status != TaskStatus.OPEN:
         raise Conflict(f"Chain {task.id} is {task.status}; it accepts no more turns.")
 
 
 def create(
-    store: Store, creator: str | Session, name: str, participants: list[str] | None = None
+    store: Store, creator: Session | str, name: str, participants: list[str] | None = None
 ) -> Task:
     """A new chain; the caller coordinates it and holds the first turn."""
-    session = thread.session_of(store, creator)
+    creator = session_of(store, creator)
+    session = creator
     title = (name or "").strip()
     if not title:
         raise InvalidInput("A chain needs a non-empty name.")
     with store.transaction():
         chain_id = store.insert_task(
-            title, mode="chain", created_by=session.id, coordinator=session.id
+            title, mode=TaskMode.CHAIN, created_by=session.id, coordinator=session.id
         )
         store.add_participant(chain_id, session.id)
         for ref in participants or []:
             store.add_participant(chain_id, find_session(store, ref).id)
         task = get_task(store, chain_id)
-        thread.insert_message(
+        insert(
             store,
             task,
             session,
-            "turn",
+            ObsKind.TURN,
             f"{session.handle} started chain “{title}” and holds the turn",
             meta={"event": "create"},
         )
@@ -72,13 +125,13 @@ def create(
 
 def _give_turn(
     store: Store, task: Task, coordinator: Session, target: Session, prompt: str, event: str
-) -> thread.Posted:
+) -> Posted:
     since = 0 if event == "add" else _last_spoke(store, task.id, target.id)
-    posted = thread.insert_message(
+    posted = insert(
         store,
         task,
         coordinator,
-        "turn",
+        ObsKind.TURN,
         prompt,
         to=target.handle,
         meta={"event": event, "from": coordinator.handle, "since": since},
@@ -88,13 +141,14 @@ def _give_turn(
 
 
 def add(
-    store: Store, coordinator: str | Session, chain_id: int, participant: str, prompt: str
-) -> thread.Posted:
+    store: Store, coordinator: Session | str, chain_id: int, participant: str, prompt: str
+) -> Posted:
     """Add a session and give it the turn; it receives the full history with ``prompt``."""
-    me = thread.session_of(store, coordinator)
-    text = thread.check_text(prompt, "prompt")
+    coordinator = session_of(store, coordinator)
+    me = coordinator
+    text = messages.check_text(prompt, "prompt")
 
-    def action() -> thread.Posted:
+    def action() -> Posted:
         task = get_chain(store, chain_id)
         _coordinator_only(task, me, "add participants")
         target = find_session(store, participant)
@@ -105,40 +159,47 @@ def add(
         store.add_participant(task.id, target.id)
         return _give_turn(store, task, me, target, text, "add")
 
-    return thread.guarded(store, me, action)
+    return messages.guarded(store, me, action)
 
 
 def pass_turn(
-    store: Store, coordinator: str | Session, chain_id: int, to: str, prompt: str
-) -> thread.Posted:
+    store: Store, coordinator: Session | str, chain_id: int, to: str, prompt: str
+) -> Posted:
     """Give the turn to a participant with ``prompt`` (it gets what it missed since it spoke)."""
-    me = thread.session_of(store, coordinator)
-    text = thread.check_text(prompt, "prompt")
+    coordinator = session_of(store, coordinator)
+    me = coordinator
+    text = messages.check_text(prompt, "prompt")
 
-    def action() -> thread.Posted:
+    def action() -> Posted:
         task = get_chain(store, chain_id)
         _coordinator_only(task, me, "pass the turn")
         target = find_session(store, to)
         if not store.is_participant(task.id, target.id):
-            raise NotAllowed(f"{target.handle} is not on chain {task.id}; add it with chain_add.")
+            raise NotAllowed(
+                f"{target.handle} is not on chain {task.id}.",
+                "chain_add",
+                chain_id=task.id,
+                who=target.handle,
+            )
         if target.id == me.id:
             store.set_turn_holder(task.id, me.id)
-            return thread.insert_message(
-                store, task, me, "turn", text, meta={"event": "take", "from": me.handle}
+            return insert(
+                store, task, me, ObsKind.TURN, text, meta={"event": "take", "from": me.handle}
             )
         return _give_turn(store, task, me, target, text, "pass")
 
-    return thread.guarded(store, me, action)
+    return messages.guarded(store, me, action)
 
 
 def give_turn(
-    store: Store, coordinator: str | Session, chain_id: int, to: str, prompt: str
-) -> thread.Posted:
+    store: Store, coordinator: Session | str, chain_id: int, to: str, prompt: str
+) -> Posted:
     """Pass the turn to ``to``, adding it first when it is not on the chain yet.
 
     A newcomer gets the full history (as :func:`add`), a participant what it missed (as
     :func:`pass_turn`). The MCP tool ``chain_pass`` calls this, so one tool covers both.
     """
+    coordinator = session_of(store, coordinator)
     chain = get_chain(store, chain_id)
     target = find_session(store, to)
     if store.is_participant(chain.id, target.id):
@@ -146,23 +207,18 @@ def give_turn(
     return add(store, coordinator, chain_id, to, prompt)
 
 
-def say(store: Store, author: str | Session, chain_id: int, content: str) -> thread.Posted:
-    """Post as the turn holder (the same rule as any thread post)."""
-    get_chain(store, chain_id)
-    return thread.post(store, author, content, task_id=chain_id, kind="note")
-
-
-def close(store: Store, coordinator: str | Session, chain_id: int) -> Task:
+def close(store: Store, coordinator: Session | str, chain_id: int) -> Task:
     """Complete the chain: no more posts; the history stays readable."""
-    me = thread.session_of(store, coordinator)
+    coordinator = session_of(store, coordinator)
+    me = coordinator
     with store.transaction():
         task = get_chain(store, chain_id)
         _coordinator_only(task, me, "close it")
         store.set_turn_holder(task.id, me.id)
-        thread.insert_message(
-            store, task, me, "turn", f"{me.handle} closed the chain", meta={"event": "close"}
+        insert(
+            store, task, me, ObsKind.TURN, f"{me.handle} closed the chain", meta={"event": "close"}
         )
-        store.set_task_status(task.id, "completed")
+        store.set_task_status(task.id, TaskStatus.DONE)
     return get_task(store, chain_id)
 
 
@@ -176,8 +232,9 @@ def _last_spoke(store: Store, chain_id: int, session_id: str) -> int:
     return spoken[-1] if spoken else 0
 
 
-def turn_block(store: Store, me: Session, turn: Observation) -> str:
+def turn_block(store: Store, me: Session | str, turn: Observation) -> str:
     """The one block a session receives with its turn: the history it needs, then the prompt."""
+    me = session_of(store, me)
     since = int(turn.meta.get("since") or 0)
     items = [o for o in history(store, turn.task_id, after_id=since) if o.id < turn.id]
     task = get_task(store, turn.task_id)

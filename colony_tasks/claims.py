@@ -12,10 +12,13 @@ from __future__ import annotations
 import functools
 import os
 
-from . import lanes
+from . import chains, lanes
 from .errors import InvalidInput, NotFound
+from .kinds import ObsKind, TaskStatus
 from .models import Lane, Session, record
+from .sessions import session_of
 from .store import Store
+from .tasks import task_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,7 +76,8 @@ def is_glob(pattern: str) -> bool:
 # -- paths ----------------------------------------------------------------------------------
 
 
-def session_lane(store: Store, session: Session) -> Lane:
+def session_lane(store: Store, session: Session | str) -> Lane:
+    session = session_of(store, session)
     lane = store.get_lane(session.lane_id) if session.lane_id else None
     if lane is None:
         raise NotFound(f"Session {session.handle} has no lane; start it in a repository folder.")
@@ -225,9 +229,10 @@ def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
 
 
 def conflicts_for(
-    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane
+    store: Store, session: Session | str, rel_paths: Sequence[str], lane: Lane
 ) -> list[PathConflict]:
     """Conflicts for already-normalized paths (only paths that have any)."""
+    session = session_of(store, session)
     if not rel_paths:
         return []
     now = store.now()
@@ -259,9 +264,10 @@ def conflicts_for(
 
 
 def conflicts(
-    store: Store, session: Session, paths: Iterable[str], *, cwd: str | None = None
+    store: Store, session: Session | str, paths: Iterable[str], *, cwd: str | None = None
 ) -> list[PathConflict]:
     """For each path, other active sessions' live claims matching it and their recent edits."""
+    session = session_of(store, session)
     lane = session_lane(store, session)
     rel = [normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths]
     return conflicts_for(store, session, list(dict.fromkeys(rel)), lane)
@@ -269,7 +275,7 @@ def conflicts(
 
 def grant(
     store: Store,
-    session: Session,
+    session: Session | str,
     rel_paths: Sequence[str],
     lane: Lane,
     *,
@@ -278,6 +284,7 @@ def grant(
     note: str = "",
 ) -> list[dict[str, Any]]:
     """Create or renew claims on normalized paths (inside the caller's transaction)."""
+    session = session_of(store, session)
     ttl = float(ttl_minutes) * 60
     ids = []
     with store.transaction():
@@ -341,3 +348,80 @@ def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any
         )
         out.append(item)
     return out
+
+
+# -- actions ------------------------------------------------------------------------------
+
+
+def claim(
+    store: Store,
+    session: Session | str,
+    paths: Sequence[str],
+    *,
+    ttl_minutes: float = DEFAULT_TTL_MINUTES,
+    note: str = "",
+    task_id: int | None = None,
+    cwd: str | None = None,
+    announce: bool = True,
+) -> ClaimResult:
+    """Claim paths or globs (advisory: always granted, conflicts returned beside the grant)."""
+    session = session_of(store, session)
+    if isinstance(paths, str) or not paths:
+        raise InvalidInput("Pass a non-empty list of paths or globs to claim.")
+    ttl = validate_ttl(ttl_minutes)
+    lane = session_lane(store, session)
+    rel = list(dict.fromkeys(normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths))
+    with store.transaction():
+        task = task_for(store, session, task_id)
+        chains.check_writable(store, task, session)
+        store.add_participant(task.id, session.id)
+        found = conflicts_for(store, session, rel, lane)
+        granted = grant(
+            store, session, rel, lane, task_id=task.id, ttl_minutes=ttl, note=(note or "").strip()
+        )
+        if announce:
+            text = f"claimed {', '.join(rel)} for {round(ttl)}m" + (
+                f": {note.strip()}" if note and note.strip() else ""
+            )
+            store.add_observation(
+                ObsKind.CLAIM,
+                text,
+                session_id=session.id,
+                task_id=task.id,
+                meta={"paths": rel, "ttl_minutes": ttl},
+                paths=rel,
+                repo_id=lane.repo_id,
+            )
+    return ClaimResult(granted, found)
+
+
+def release(
+    store: Store,
+    session: Session | str,
+    paths: Sequence[str] | None = None,
+    *,
+    task_id: int | None = None,
+    announce: bool = True,
+) -> list[dict[str, Any]]:
+    """Release the caller's claims on ``paths`` (all of them when None)."""
+    session = session_of(store, session)
+    patterns = None
+    lane = session_lane(store, session) if session.lane_id else None
+    if paths is not None:
+        if lane is None:
+            return []
+        patterns = [normalize(p, lane=lane, cwd=session.cwd) for p in paths]
+    with store.transaction():
+        released = store.release_claims(session.id, patterns=patterns)
+        if released and announce:
+            task = store.get_task(released[0]["task_id"]) if released[0]["task_id"] else None
+            if task is not None and task.status == TaskStatus.OPEN:
+                names = [r["pattern"] for r in released]
+                store.add_observation(
+                    ObsKind.RELEASE,
+                    f"released {', '.join(names)}",
+                    session_id=session.id,
+                    task_id=task.id,
+                    meta={"paths": names},
+                )
+    return [{"id": r["id"], "pattern": r["pattern"]} for r in released]

@@ -11,7 +11,7 @@ import sqlite3
 import time
 from typing import Any
 
-from . import paths, settings, thread
+from . import paths, sessions, settings
 from .embeddings import MODEL_IDS
 from .store import Store
 from .store.schema import LATEST
@@ -171,7 +171,7 @@ def repair(store: Store) -> list[str]:
         done.append(f"Released {released} expired claims.")
     silent = store.stale_open_sessions(store.now() - SILENT_SESSION)
     for session in silent:
-        thread.end_session(store, session)
+        sessions.end_session(store, session)
     if silent:
         done.append(
             f"Ended {len(silent)} sessions silent for more than a day: "

@@ -1,13 +1,38 @@
 """Small named exceptions raised by the core.
 
-Each message is a sentence that names the object and, where there is one, the next step.
-Front ends translate them: the CLI into ``click.ClickException``, the MCP server into tool
-errors, the hooks into a log line.
+Each message is a sentence of facts that names the object. Where there is a next step, the
+error carries it as a *step*: an action name and its arguments (``("withdraw", {"item_id":
+12})``), not as wording, because the wording depends on where the caller is — the CLI names a
+command, the MCP server a tool. Front ends render both with :func:`describe` and their own
+table of wordings (``cli/output.py``, ``mcp_server/toolkit.py``); hooks only log.
 """
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+# Every step the core names; each front end's wording table covers all of them (tested).
+STEPS = (
+    "list_tasks",
+    "list_sessions",
+    "show_task",
+    "withdraw",
+    "chain_add",
+    "chain_create",
+    "embed",
+)
 
 
 class ColonyError(Exception):
     """Base class for every error the core raises on purpose."""
+
+    def __init__(self, message: str, step: str | None = None, **args: Any) -> None:
+        super().__init__(message)
+        self.step = step
+        self.step_args = args
 
 
 class NotFound(ColonyError):
@@ -24,3 +49,11 @@ class Conflict(ColonyError):
 
 class NotAllowed(ColonyError):
     """The session may not do this (not the addressee, not the turn holder, ...)."""
+
+
+def describe(error: ColonyError, wording: Mapping[str, str]) -> str:
+    """The error's sentence, then its next step in the caller's own terms."""
+    text = str(error)
+    if error.step and error.step in wording:
+        text = f"{text} {wording[error.step].format(**error.step_args)}"
+    return text

@@ -11,10 +11,14 @@ import zlib
 
 from . import lanes
 from .errors import Conflict, InvalidInput, NotFound
+from .kinds import AGENT_KINDS, AgentKind, TaskMode
 from .models import Lane, Session, Task, record
 from .store import Store
 
-AGENT_KINDS = ("claude", "codex", "human")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 HANDLE_RE = re.compile(r"[^a-z0-9_.-]+")
 
 
@@ -58,7 +62,9 @@ def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:
     with store.transaction():
         task = store.open_lane_task(lane.id)
         if task is None:
-            task_id = store.insert_task(title, mode="lane", lane_id=lane.id, created_by=created_by)
+            task_id = store.insert_task(
+                title, mode=TaskMode.LANE, lane_id=lane.id, created_by=created_by
+            )
             task = store.get_task(task_id)
     assert task is not None
     return task
@@ -115,7 +121,7 @@ def _free_handle(store: Store, wanted: str, session_id: str) -> str:
 def human_session(store: Store, name: str | None, cwd: str) -> Session:
     """The CLI's human participant: one session per name, handle = the name."""
     name = (name or getpass.getuser() or "human").strip()
-    joined = register(store, f"human:{name}", agent="human", cwd=cwd, handle=name)
+    joined = register(store, f"human:{name}", agent=AgentKind.HUMAN, cwd=cwd, handle=name)
     return joined.session
 
 
@@ -124,9 +130,7 @@ def find_session(store: Store, ref: str) -> Session:
     ref = (ref or "").strip()
     session = store.get_session(ref) or store.get_session_by_handle(ref)
     if session is None:
-        raise NotFound(
-            f"Session {ref!r} does not exist. List sessions with `colony-tasks sessions`."
-        )
+        raise NotFound(f"Session {ref!r} does not exist.", "list_sessions")
     return session
 
 
@@ -143,31 +147,17 @@ def session_for_process(store: Store, pids: list[int]) -> Session | None:
     return None
 
 
-def get_task(store: Store, task_id: int) -> Task:
-    task = store.get_task(int(task_id))
-    if task is None:
-        raise NotFound(f"Task {task_id} does not exist. List tasks with `colony-tasks tasks`.")
-    return task
-
-
-def create_task(store: Store, title: str, *, created_by: str | None = None) -> Task:
-    title = (title or "").strip()
-    if not title:
-        raise InvalidInput("A task needs a non-empty title.")
+def end_session(store: Store, session: Session | str) -> dict[str, Any]:
+    """Mark the session ended, release its claims, and mark its undelivered items."""
+    session = session_of(store, session)
     with store.transaction():
-        task_id = store.insert_task(title, mode="task", created_by=created_by)
-        if created_by:
-            store.add_participant(task_id, created_by)
-    return get_task(store, task_id)
+        store.end_session(session.id)
+        released = store.release_claims(session.id)
+        undeliverable = store.mark_undeliverable(session.id)
+    return {"released": len(released), "undeliverable": undeliverable}
 
 
-def join(store: Store, session_id: str, task_id: int) -> bool:
-    """Join a task (idempotent); True when newly joined."""
-    task = get_task(store, task_id)
-    if task.status != "open":
-        raise Conflict(f"Task {task.id} is {task.status}; it takes no new participants.")
-    return store.add_participant(task.id, session_id)
-
-
-def end(store: Store, session_id: str) -> None:
-    store.end_session(session_id)
+def session_of(store: Store, ref: Session | str) -> Session:
+    """``ref`` itself, or the session with that id or handle (callers that already resolved
+    who is acting pass the :class:`Session`; tests and scripts may pass its id)."""
+    return ref if isinstance(ref, Session) else find_session(store, ref)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from colony_tasks import sessions
 from colony_tasks.errors import NotFound
-from colony_tasks.hooks.payload import ancestors
 from colony_tasks.models import Session
+from colony_tasks.procs import ancestors
 from colony_tasks.store import Store
 
 PASS_HANDLE = (

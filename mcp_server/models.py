@@ -192,15 +192,17 @@ def delivery(recipients: list[dict[str, Any]]) -> dict[str, str]:
     return {r["handle"]: r["state"] for r in recipients}
 
 
-def posted(result: Any, author: str, model: type[P] = Posted) -> P:
-    """From the core's ``Posted`` (as ``model``: :class:`Posted` or :class:`PostResult`)."""
+def posted(result: Any, model: type[P] = Posted) -> P:
+    """From the core's ``actions.Outcome`` (as ``model``: :class:`Posted` or :class:`PostResult`)."""
+    extra = {} if model is Posted else {"ok": result.ok, "message": result.message}
     return model(
         id=result.id,
         task_id=result.task_id,
         kind=result.kind,
-        author=author,
+        author=result.author,
         to=result.to,
         delivery=delivery(result.recipients),
+        **extra,
     )
 
 

@@ -47,6 +47,8 @@ TOOL_ORDER = (
     write.accept_handoff,
     write.record_decision,
     write.report_blocker,
+    write.resolve_blocker,
+    write.withdraw,
     chain.chain_create,
     chain.chain_pass,
     chain.chain_say,

@@ -23,8 +23,20 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from colony_tasks.errors import ColonyError
+from colony_tasks.errors import ColonyError, describe
 from colony_tasks.store import Store
+
+# How the MCP server words the core's next steps (colony_tasks.errors.STEPS): as tool calls.
+STEP_WORDING = {
+    "list_tasks": "List tasks with task_list().",
+    "list_sessions": "See who is on your task with task_list().",
+    "show_task": "See who is on task {task_id} with task_list().",
+    "withdraw": "To take it back: withdraw(item_id={item_id}).",
+    "chain_add": 'Give it the turn with chain_pass(chain_id={chain_id}, to="{who}", prompt=...),'
+    " which adds it.",
+    "chain_create": "Create one with chain_create(name=...).",
+    "embed": "Vectors are computed in the background; search again shortly.",
+}
 
 # -- shared parameter types ---------------------------------------------------------------------
 
@@ -92,7 +104,12 @@ def build(fn: Callable) -> ColonyTool:
         structured_output=True,
     )
     made.parameters = tidy_schema(made.parameters)
-    if made.fn_metadata.output_schema is not None:
+    if not spec.read_only:
+        # A write tool's result is a small JSON object its description names (an id and who
+        # it reached); publishing its schema too would cost ~5 KB of tools/list in every
+        # session's context. Results are still sent as structured content.
+        made.fn_metadata.output_schema = None
+    elif made.fn_metadata.output_schema is not None:
         made.fn_metadata.output_schema = tidy_schema(made.fn_metadata.output_schema)
     return made
 
@@ -109,7 +126,7 @@ class ColonyTool(Tool):
                 result = await super().run(arguments, context, convert_result=False)
         except UnexpectedToolError as error:
             if isinstance(error.__cause__, ColonyError):
-                raise ToolError(str(error.__cause__)) from error.__cause__
+                raise ToolError(describe(error.__cause__, STEP_WORDING)) from error.__cause__
             if isinstance(error.__cause__, OverflowError):  # an id beyond SQLite's 64-bit range
                 raise ToolError(
                     f"Invalid arguments for {self.name}: ids are positive integers below 2**63."

@@ -11,7 +11,7 @@ from typing import Annotated
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
-from colony_tasks import chains
+from colony_tasks import actions
 
 from . import identity
 from . import models as m
@@ -29,25 +29,11 @@ class Chain(BaseModel):
     turn_holder: str | None = None
 
 
-def _chain(db, task) -> Chain:
-    def handle(ref: str | None) -> str | None:
-        found = db.get_session(ref) if ref else None
-        return found.handle if found else ref
-
-    return Chain(
-        chain_id=task.id,
-        title=task.title,
-        status=task.status,
-        coordinator=handle(task.coordinator) or "?",
-        turn_holder=handle(task.turn_holder) if task.status == "open" else None,
-    )
-
-
 @tool()
 def chain_create(ctx: Context, name: Text, session_id: SessionId = None) -> Chain:
     """Start a turn-taking chain that you coordinate; you hold the first turn."""
     db = store(ctx)
-    return _chain(db, chains.create(db, identity.caller(db, session_id), name))
+    return Chain(**actions.chain_create(db, identity.caller(db, session_id), name).to_dict())
 
 
 @tool()
@@ -61,7 +47,7 @@ def chain_pass(
     """Coordinator: give the turn (adding the session if new) with a prompt and the history."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    return m.posted(chains.give_turn(db, me, chain_id, to, prompt), me.handle)
+    return m.posted(actions.chain_pass(db, me, chain_id, to, prompt))
 
 
 @tool()
@@ -71,14 +57,14 @@ def chain_say(
     """Post to a chain while you hold the turn; the turn then returns to the coordinator."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    return m.posted(chains.say(db, me, chain_id, content), me.handle)
+    return m.posted(actions.chain_say(db, me, chain_id, content))
 
 
 @tool()
 def chain_close(ctx: Context, chain_id: ChainId, session_id: SessionId = None) -> Chain:
     """Coordinator: complete the chain; its history stays readable."""
     db = store(ctx)
-    return _chain(db, chains.close(db, identity.caller(db, session_id), chain_id))
+    return Chain(**actions.chain_close(db, identity.caller(db, session_id), chain_id).to_dict())
 
 
 TOOLS = (chain_create, chain_pass, chain_say, chain_close)

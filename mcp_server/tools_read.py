@@ -8,15 +8,18 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from colony_tasks import actions
 from colony_tasks import search as search_mod
-from colony_tasks import sessions, thread
+from colony_tasks.kinds import THREAD_KINDS, ObsKind
 from colony_tasks.timefmt import iso
 
 from . import identity
 from . import models as m
 from .toolkit import SessionId, TaskId, state, store, tool
 
-TIMELINE_KINDS = (*thread.THREAD_KINDS, "edit")
+TIMELINE_KINDS = (*THREAD_KINDS, ObsKind.EDIT)
+# The schema needs literals; tests/test_kinds.py checks these against colony_tasks.kinds.
+Status = Literal["open", "done", "all"]
 Kind = Literal[
     "note",
     "question",
@@ -41,13 +44,13 @@ def find(
     app = state(ctx)
     if app.search is None:
         app.search = search_mod.Searcher(app.store)
-    return app.search.search(query, limit=limit, task_id=task_id, kinds=kinds)
+    return actions.search(app.search, query, limit=limit, task_id=task_id, kinds=kinds)
 
 
 @tool(read_only=True)
 def task_list(
     ctx: Context,
-    status: Literal["open", "done", "all"] = "open",
+    status: Status = "open",
     limit: Annotated[int, Field(ge=1, le=200)] = 50,
     session_id: SessionId = None,
 ) -> m.TaskList:
@@ -56,17 +59,14 @@ def task_list(
     me = identity.maybe_caller(db, session_id)
     mine = {t.id for t in db.tasks_of_session(me.id, open_only=False)} if me else set()
     tasks = []
-    for row in db.list_tasks(status=status, limit=limit):
-        lane = None
-        if row["repo_name"]:
-            lane = f"{row['repo_name']}@{row['branch']}" if row["branch"] else row["repo_name"]
+    for row in actions.task_list(db, status=status, limit=limit):
         tasks.append(
             m.TaskInfo(
                 id=row["id"],
                 title=row["title"],
                 mode=row["mode"],
                 status=row["status"],
-                lane=lane,
+                lane=row["lane"],
                 root=row["root"],
                 participants=[p.handle for p in db.participants(row["id"]) if p.ended_at is None],
                 last_activity=iso(row["last_activity"]),
@@ -87,11 +87,12 @@ def task_timeline(
     """A task's thread, oldest first, texts clipped; page back with before_id=next_before_id."""
     db = store(ctx)
     if task_id is None:
-        task = thread.default_task(db, identity.caller(db, session_id))
+        me = identity.caller(db, session_id)
     else:
-        identity.maybe_caller(db, session_id)  # an unknown session_id is still an error
-        task = sessions.get_task(db, task_id)
-    items = db.timeline(task.id, limit=limit, before_id=before_id, kinds=TIMELINE_KINDS)
+        me = identity.maybe_caller(db, session_id)  # an unknown session_id is still an error
+    task, items = actions.timeline(
+        db, me, task_id, limit=limit, before_id=before_id, kinds=TIMELINE_KINDS
+    )
     more = items[0].id if len(items) == limit else None
     return m.Timeline(task_id=task.id, items=[m.item(o) for o in items], next_before_id=more)
 
@@ -107,7 +108,7 @@ def task_updates_since(
     """What others did since you last looked; advances your cursor unless since_id is given."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    found = thread.updates_since(db, me, task_id, since_id=since_id, limit=limit)
+    found = actions.updates_since(db, me, task_id, since_id=since_id, limit=limit)
     return m.Updates(
         task_id=found.task_id,
         items=[m.item(o) for o in found.items],

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from colony_tasks import claims, thread
+from colony_tasks import actions, claims
 
 from . import identity
 from . import models as m
@@ -34,23 +34,10 @@ def task_post(
     """Post to a thread (kind=answer + in_reply_to answers); returns id and delivery state."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    if kind == "answer" and in_reply_to is not None:
-        result = thread.answer(db, me, in_reply_to, content)
-        obs = db.get_observation(result.answer_id if result.ok else result.note_id)
-        return m.PostResult(
-            id=obs.id,
-            task_id=obs.task_id,
-            kind=obs.kind,
-            author=me.handle,
-            to=obs.to,
-            delivery=m.delivery(db.recipients(obs.id)),
-            ok=result.ok,
-            message=result.message or None,
-        )
-    posted = thread.post(
-        db, me, content, task_id=task_id, kind=kind, to=to, in_reply_to=in_reply_to, urgent=urgent
+    posted = actions.post(
+        db, me, content, kind=kind, task_id=task_id, to=to, in_reply_to=in_reply_to, urgent=urgent
     )
-    return m.posted(posted, me.handle, m.PostResult)
+    return m.posted(posted, m.PostResult)
 
 
 @tool()
@@ -65,7 +52,7 @@ def claim_file(
     """Claim files or globs before editing (advisory, TTL); returns grants and conflicts."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    result = thread.claim(db, me, paths, ttl_minutes=ttl_minutes, note=note or "", task_id=task_id)
+    result = actions.claim(db, me, paths, ttl_minutes=ttl_minutes, note=note or "", task_id=task_id)
     return m.Claimed(
         holder=me.handle,
         granted=[m.claim(c) for c in result.granted],
@@ -82,7 +69,7 @@ def release_file(
     """Release your claims on paths (default: all your claims)."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    released = thread.release(db, me, paths)
+    released = actions.release(db, me, paths)
     return m.Released(released=[r["pattern"] for r in released])
 
 
@@ -98,7 +85,7 @@ def ask_question(
     """Ask a question in the thread; returns its id. Without to, anyone may answer (first wins)."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    return m.posted(thread.ask(db, me, question, to=to, task_id=task_id, urgent=urgent), me.handle)
+    return m.posted(actions.ask(db, me, question, to=to, task_id=task_id, urgent=urgent))
 
 
 @tool()
@@ -111,7 +98,7 @@ def answer_question(
     """Answer a question. ok=false when someone answered first (your text is kept as a note)."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    return m.answered(thread.answer(db, me, question_id, answer))
+    return m.answered(actions.answer(db, me, question_id, answer))
 
 
 @tool()
@@ -126,8 +113,8 @@ def hand_off(
     """Hand work off; accepting it moves your claims on files to the acceptor. Returns its id."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    posted = thread.hand_off(db, me, summary, to=to, files=files or (), task_id=task_id)
-    return m.posted(posted, me.handle)
+    posted = actions.hand_off(db, me, summary, to=to, files=files or (), task_id=task_id)
+    return m.posted(posted)
 
 
 @tool()
@@ -139,7 +126,7 @@ def accept_handoff(
     """Accept a handoff; its files' claims become yours."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    result = thread.accept_handoff(db, me, handoff_id)
+    result = actions.accept_handoff(db, me, handoff_id)
     return m.Accepted(
         handoff_id=result.handoff_id,
         accept_id=result.accept_id,
@@ -158,8 +145,8 @@ def record_decision(
     """Record a decision (and why) in the thread; returns its id."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    posted = thread.record_decision(db, me, decision, rationale=rationale, task_id=task_id)
-    return m.posted(posted, me.handle)
+    posted = actions.record_decision(db, me, decision, rationale=rationale, task_id=task_id)
+    return m.posted(posted)
 
 
 @tool()
@@ -173,8 +160,25 @@ def report_blocker(
     """Report what blocks you and who or what you wait on; returns its id."""
     db = store(ctx)
     me = identity.caller(db, session_id)
-    posted = thread.report_blocker(db, me, blocker, waiting_on=waiting_on, task_id=task_id)
-    return m.posted(posted, me.handle)
+    posted = actions.report_blocker(db, me, blocker, waiting_on=waiting_on, task_id=task_id)
+    return m.posted(posted)
+
+
+@tool()
+def withdraw(ctx: Context, item_id: ItemId, session_id: SessionId = None) -> m.Posted:
+    """Withdraw your own pending question or handoff."""
+    db = store(ctx)
+    return m.posted(actions.withdraw(db, identity.caller(db, session_id), item_id))
+
+
+@tool()
+def resolve_blocker(
+    ctx: Context, blocker_id: ItemId, note: str | None = None, session_id: SessionId = None
+) -> m.Posted:
+    """Mark an open blocker resolved (it leaves every briefing)."""
+    db = store(ctx)
+    me = identity.caller(db, session_id)
+    return m.posted(actions.resolve_blocker(db, me, blocker_id, note))
 
 
 TOOLS = (
@@ -187,4 +191,6 @@ TOOLS = (
     accept_handoff,
     record_decision,
     report_blocker,
+    resolve_blocker,
+    withdraw,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from colony_tasks import thread
+from colony_tasks import actions
 from colony_tasks.errors import ColonyError
 from colony_tasks.store import open_default
 
@@ -21,7 +21,7 @@ def main() -> None:
     try:
         for item in job["posts"]:
             try:
-                posted = thread.post(
+                posted = actions.post(
                     store,
                     item["author"],
                     item["text"],

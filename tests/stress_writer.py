@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from colony_tasks import thread
+from colony_tasks import actions
 from colony_tasks.hooks import handlers
 from colony_tasks.store import open_default
 
@@ -30,10 +30,10 @@ def main(run: str, giver_id: str, taker_id: str, repo: str) -> None:
     step = 0
     while True:
         files = [f"w/{run}/{step}/a.py", f"w/{run}/{step}/b.py"]
-        thread.claim(store, giver, files, note=f"run {run} step {step}")
-        handoff = thread.hand_off(store, giver, f"take {run}/{step}", files=files)
+        actions.claim(store, giver, files, note=f"run {run} step {step}")
+        handoff = actions.hand_off(store, giver, f"take {run}/{step}", files=files)
         say("handoff", handoff.id)
-        accepted = thread.accept_handoff(store, taker, handoff.id)
+        accepted = actions.accept_handoff(store, taker, handoff.id)
         say("accept", accepted.handoff_id, accepted.accept_id)
         edited = f"w/{run}/{step}/c.py"
         payload = {
@@ -44,7 +44,7 @@ def main(run: str, giver_id: str, taker_id: str, repo: str) -> None:
         }
         handlers.post_tool_use(store, payload, giver.agent)
         say("edit", edited)
-        posted = thread.post(store, giver, f"done {run}/{step}", to=taker.handle, urgent=True)
+        posted = actions.post(store, giver, f"done {run}/{step}", to=taker.handle, urgent=True)
         say("post", posted.id)
         if step % 10 == 9:
             store.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import chains, sessions, thread
+from colony_tasks import actions, chains, delivery, messages, sessions, tasks
 from colony_tasks.errors import Conflict, NotAllowed
 from colony_tasks.store import Store
 from tests.helpers import join, snapshot
@@ -27,11 +27,11 @@ def test_coordinator_holds_the_first_turn_and_others_are_rejected_by_name(crew: 
     chains.add(crew, "coord", chain.id, "a1", "Review the schema")
     handle = crew.get_session("a1").handle
     with pytest.raises(NotAllowed, match=f"It is {handle}'s turn in chain {chain.id}"):
-        chains.say(crew, "coord", chain.id, "coordinator out of turn")
-    chains.say(crew, "a1", chain.id, "Schema looks fine")
+        actions.chain_say(crew, "coord", chain.id, "coordinator out of turn")
+    actions.chain_say(crew, "a1", chain.id, "Schema looks fine")
     assert crew.get_task(chain.id).turn_holder == "coord"  # returned automatically
     with pytest.raises(NotAllowed):
-        chains.say(crew, "a1", chain.id, "a second message without the turn")
+        actions.chain_say(crew, "a1", chain.id, "a second message without the turn")
 
 
 def test_questions_and_handoffs_on_a_chain_obey_the_turn_rule(crew: Store):
@@ -39,10 +39,10 @@ def test_questions_and_handoffs_on_a_chain_obey_the_turn_rule(crew: Store):
     chains.add(crew, "coord", chain.id, "a1", "go")
     chains.add(crew, "coord", chain.id, "a2", "you too")  # a2 holds the turn now
     with pytest.raises(NotAllowed):
-        thread.ask(crew, "a1", "may I?", task_id=chain.id)
+        actions.ask(crew, "a1", "may I?", task_id=chain.id)
     with pytest.raises(NotAllowed):
-        thread.hand_off(crew, "a1", "take it", task_id=chain.id)
-    thread.ask(crew, "a2", "a question in turn", task_id=chain.id)
+        actions.hand_off(crew, "a1", "take it", task_id=chain.id)
+    actions.ask(crew, "a2", "a question in turn", task_id=chain.id)
 
 
 def test_only_the_coordinator_adds_passes_and_closes(crew: Store):
@@ -63,46 +63,46 @@ def test_a_human_can_coordinate_or_take_part(crew: Store):
     alice = crew.get_session("human:alice")
     chain = chains.create(crew, alice, "human-led")
     chains.add(crew, alice, chain.id, "a1", "draft it")
-    chains.say(crew, "a1", chain.id, "drafted")
+    actions.chain_say(crew, "a1", chain.id, "drafted")
     chains.pass_turn(crew, alice, chain.id, "alice", "my turn")
-    chains.say(crew, alice, chain.id, "approved")
+    actions.chain_say(crew, alice, chain.id, "approved")
     other = chains.create(crew, "coord", "agent-led")
     chains.add(crew, "coord", other.id, "alice", "please decide")
-    chains.say(crew, "human:alice", other.id, "decided")
+    actions.chain_say(crew, "human:alice", other.id, "decided")
     assert crew.get_task(other.id).turn_holder == "coord"
 
 
 def test_late_participant_receives_the_whole_history_once_in_order(crew: Store):
     chain = chains.create(crew, "coord", "c")
     chains.add(crew, "coord", chain.id, "a1", "first task")
-    chains.say(crew, "a1", chain.id, "first answer")
-    chains.say(crew, "coord", chain.id, "coordinator note")
+    actions.chain_say(crew, "a1", chain.id, "first answer")
+    actions.chain_say(crew, "coord", chain.id, "coordinator note")
     posted = chains.add(crew, "coord", chain.id, "a2", "your part")
     me = crew.get_session("a2")
-    updates = thread.updates_since(crew, me, chain.id)
+    updates = actions.updates_since(crew, me, chain.id)
     assert [o.id for o in updates.items] == [posted.id]  # the history folds into the turn block
     block = chains.turn_block(crew, me, updates.items[0])
     order = ["started chain", "first task", "first answer", "coordinator note", "Prompt from"]
     positions = [block.index(word) for word in order]
     assert positions == sorted(positions) and "the full history" in block
-    assert thread.updates_since(crew, me, chain.id).items == []
+    assert actions.updates_since(crew, me, chain.id).items == []
 
 
 def test_mid_turn_delivery_of_a_turn_is_not_repeated_at_the_next_prompt(crew: Store):
     chain = chains.create(crew, "coord", "c")
-    chains.say(crew, "coord", chain.id, "context")
+    actions.chain_say(crew, "coord", chain.id, "context")
     chains.add(crew, "coord", chain.id, "a2", "go")
-    delivered = thread.deliver_directed(crew, "a2")
+    delivered = delivery.deliver_directed(crew, "a2")
     assert [o.kind for o in delivered] == ["turn"]
-    assert thread.updates_since(crew, "a2", chain.id).items == []
+    assert actions.updates_since(crew, "a2", chain.id).items == []
 
 
 def test_pass_delivers_what_was_said_since_the_participant_last_spoke(crew: Store):
     chain = chains.create(crew, "coord", "c")
     chains.add(crew, "coord", chain.id, "a1", "one")
-    chains.say(crew, "a1", chain.id, "a1 spoke")
+    actions.chain_say(crew, "a1", chain.id, "a1 spoke")
     chains.add(crew, "coord", chain.id, "a2", "two")
-    chains.say(crew, "a2", chain.id, "a2 spoke")
+    actions.chain_say(crew, "a2", chain.id, "a2 spoke")
     turn = chains.pass_turn(crew, "coord", chain.id, "a1", "again")
     block = chains.turn_block(crew, crew.get_session("a1"), crew.get_observation(turn.id))
     assert "a2 spoke" in block and "a1 spoke" not in block and "since you last spoke" in block
@@ -111,14 +111,14 @@ def test_pass_delivers_what_was_said_since_the_participant_last_spoke(crew: Stor
 def test_closed_chain_is_complete_immutable_and_attributed(crew: Store):
     chain = chains.create(crew, "coord", "c")
     chains.add(crew, "coord", chain.id, "a1", "go")
-    chains.say(crew, "a1", chain.id, "done")
+    actions.chain_say(crew, "a1", chain.id, "done")
     closed = chains.close(crew, "coord", chain.id)
-    assert closed.status == "completed"
+    assert closed.status == "done"
     before = snapshot(crew)
     for attempt in (
-        lambda: chains.say(crew, "coord", chain.id, "after close"),
+        lambda: actions.chain_say(crew, "coord", chain.id, "after close"),
         lambda: chains.add(crew, "coord", chain.id, "a2", "late"),
-        lambda: thread.post(crew, "a1", "sneak", task_id=chain.id),
+        lambda: actions.post(crew, "a1", "sneak", task_id=chain.id),
     ):
         with pytest.raises((Conflict, NotAllowed)):
             attempt()
@@ -135,7 +135,7 @@ def _racer(db_path: str, sid: str, chain_id: int, barrier, queue) -> None:
     outcomes = []
     for i in range(4):
         try:
-            chains.say(db, sid, chain_id, f"{sid} attempt {i}")
+            actions.chain_say(db, sid, chain_id, f"{sid} attempt {i}")
             outcomes.append("ok")
         except NotAllowed:
             outcomes.append("rejected")
@@ -181,42 +181,42 @@ def test_concurrent_posts_only_the_turn_holder_lands_and_turns_are_sequential(
 def test_loop_guard_trips_at_the_limit_posts_the_refusal_and_resets(crew: Store, home: Path):
     Path(home).mkdir(parents=True, exist_ok=True)
     (Path(home) / "settings.json").write_text(json.dumps({"chains": {"loop_limit": 3}}))
-    task = thread.default_task(crew, crew.get_session("a1"))
+    task = tasks.default_task(crew, crew.get_session("a1"))
     a1, a2 = crew.get_session("a1").handle, crew.get_session("a2").handle
     for i in range(3):
-        thread.ask(crew, "a1" if i % 2 == 0 else "a2", f"ping {i}", to=a2 if i % 2 == 0 else a1)
-    with pytest.raises(thread.LoopGuard, match="A human needs to weigh in"):
-        thread.ask(crew, "a2", "ping 3", to=a1)
+        actions.ask(crew, "a1" if i % 2 == 0 else "a2", f"ping {i}", to=a2 if i % 2 == 0 else a1)
+    with pytest.raises(messages.LoopGuard, match="A human needs to weigh in"):
+        actions.ask(crew, "a2", "ping 3", to=a1)
     guard = crew.timeline(task.id, kinds=["guard"])
     assert len(guard) == 1 and "3 agent-to-agent requests" in guard[0].text
-    thread.ask(crew, "a1", "broadcast questions are not directed")  # still allowed
-    thread.post(crew, "human:alice", "ok, here is what I think", task_id=task.id)  # human event
-    thread.ask(crew, "a2", "ping after reset", to=a1)
+    actions.ask(crew, "a1", "broadcast questions are not directed")  # still allowed
+    actions.post(crew, "human:alice", "ok, here is what I think", task_id=task.id)  # human event
+    actions.ask(crew, "a2", "ping after reset", to=a1)
 
 
 def test_a_user_prompt_resets_the_loop_guard(crew: Store, home: Path):
     Path(home).mkdir(parents=True, exist_ok=True)
     (Path(home) / "settings.json").write_text(json.dumps({"chains": {"loop_limit": 2}}))
     a1, a2 = crew.get_session("a1"), crew.get_session("a2")
-    thread.ask(crew, a1, "q1", to=a2.handle)
-    thread.ask(crew, a2, "q2", to=a1.handle)
-    with pytest.raises(thread.LoopGuard):
-        thread.hand_off(crew, a1, "h", to=a2.handle)
+    actions.ask(crew, a1, "q1", to=a2.handle)
+    actions.ask(crew, a2, "q2", to=a1.handle)
+    with pytest.raises(messages.LoopGuard):
+        actions.hand_off(crew, a1, "h", to=a2.handle)
     from colony_tasks import activity
 
     activity.record_prompt(crew, a1, "the user says: keep going")
-    thread.hand_off(crew, a1, "h", to=a2.handle)
+    actions.hand_off(crew, a1, "h", to=a2.handle)
 
 
 def test_question_to_a_session_that_ends_is_reported_back_to_the_asker(crew: Store):
     a2 = crew.get_session("a2")
-    q = thread.ask(crew, "a1", "are you done with the parser?", to=a2.handle)
+    q = actions.ask(crew, "a1", "are you done with the parser?", to=a2.handle)
     assert [r["state"] for r in q.recipients] == ["pending"]
-    thread.end_session(crew, "a2")
+    sessions.end_session(crew, "a2")
     reported = crew.undelivered_for_sender("a1")
     assert [(r["observation_id"], r["recipient_handle"]) for r in reported] == [(q.id, a2.handle)]
     assert crew.undelivered_for_sender("a1") == []  # told once
-    summary = thread.summary(crew, q.task_id)
+    summary = actions.show_task(crew, q.task_id)
     assert [(u["id"], u["state"]) for u in summary["undelivered"]] == [
         (q.id, "undeliverable-reported")
     ]
@@ -224,7 +224,7 @@ def test_question_to_a_session_that_ends_is_reported_back_to_the_asker(crew: Sto
 
 def test_delivery_state_is_returned_per_recipient(crew: Store):
     a2 = crew.get_session("a2")
-    q = thread.ask(crew, "a1", "ping", to=a2.handle)
+    q = actions.ask(crew, "a1", "ping", to=a2.handle)
     assert q.recipients[0]["state"] == "pending"
-    thread.updates_since(crew, "a2")
+    actions.updates_since(crew, "a2")
     assert crew.recipients(q.id)[0]["state"] == "delivered"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import claims, thread
+from colony_tasks import actions, claims, sessions
 from colony_tasks.errors import InvalidInput
 from colony_tasks.store import Store
 from tests.gitutil import git
@@ -19,9 +19,9 @@ def holders(conflicts: list[claims.PathConflict]) -> dict[str, list[str]]:
 def test_claim_is_granted_beside_the_conflicts(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
-    first = thread.claim(store, "a", ["src/api.py"], note="refactor")
+    first = actions.claim(store, "a", ["src/api.py"], note="refactor")
     assert [g["pattern"] for g in first.granted] == ["src/api.py"] and first.conflicts == []
-    second = thread.claim(store, "b", ["src/api.py"])
+    second = actions.claim(store, "b", ["src/api.py"])
     assert [g["holder"] for g in second.granted] == [store.get_session("b").handle]
     assert holders(second.conflicts) == {"src/api.py": ["a"]}
     assert second.conflicts[0].claims[0].note == "refactor"
@@ -30,7 +30,7 @@ def test_claim_is_granted_beside_the_conflicts(store: Store, repo: Path):
 def test_glob_claims_match_gitignore_style(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
-    thread.claim(store, "a", ["src/api/**", "*.md"])
+    actions.claim(store, "a", ["src/api/**", "*.md"])
     found = claims.conflicts(store, b.session, ["src/api/v1/routes.py", "src/apix.py", "docs/x.md"])
     assert holders(found) == {"src/api/v1/routes.py": ["a"], "docs/x.md": ["a"]}
     assert claims.matches("src/**", "src/api/**") and not claims.matches("lib/**", "src/**")
@@ -39,10 +39,10 @@ def test_glob_claims_match_gitignore_style(store: Store, repo: Path):
 def test_claims_expire_at_their_ttl_and_renew_by_claiming_again(store: Store, repo: Path, clock):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
-    thread.claim(store, "a", ["x.py"], ttl_minutes=10)
+    actions.claim(store, "a", ["x.py"], ttl_minutes=10)
     clock.advance(9 * 60)
     store.refresh_session("a")
-    thread.claim(store, "a", ["x.py"], ttl_minutes=10)  # renew
+    actions.claim(store, "a", ["x.py"], ttl_minutes=10)  # renew
     clock.advance(9 * 60)
     assert holders(claims.conflicts(store, b.session, ["x.py"])) == {"x.py": ["a"]}
     clock.advance(2 * 60)
@@ -54,15 +54,15 @@ def test_claims_expire_at_their_ttl_and_renew_by_claiming_again(store: Store, re
 def test_claims_are_released_when_their_session_ends(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
-    thread.claim(store, "a", ["x.py"])
-    assert thread.end_session(store, "a")["released"] == 1
+    actions.claim(store, "a", ["x.py"])
+    assert sessions.end_session(store, "a")["released"] == 1
     assert claims.conflicts(store, b.session, ["x.py"]) == []
 
 
 def test_quiet_holder_is_reported_stale(store: Store, repo: Path, clock):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
-    thread.claim(store, "a", ["x.py"], ttl_minutes=120)
+    actions.claim(store, "a", ["x.py"], ttl_minutes=120)
     clock.advance(31 * 60)
     store.refresh_session("b")
     (conflict,) = claims.conflicts(store, b.session, ["x.py"])
@@ -74,7 +74,7 @@ def test_claim_on_another_branch_is_an_other_lane_notice(store: Store, repo: Pat
     git(repo, "worktree", "add", "-q", "-b", "feature", str(worktree))
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", worktree)
-    thread.claim(store, "a", ["src/api.py"])
+    actions.claim(store, "a", ["src/api.py"])
     (conflict,) = claims.conflicts(store, b.session, ["src/api.py"])
     holder = conflict.claims[0]
     assert holder.other_lane and holder.branch == "main"
@@ -129,9 +129,9 @@ def test_symlink_pointing_outside_is_rejected(store: Store, repo: Path, tmp_path
 
 def test_release_specific_paths_or_all(store: Store, repo: Path):
     join(store, "a", "claude", repo)
-    thread.claim(store, "a", ["a.py", "b.py", "c.py"])
-    assert [r["pattern"] for r in thread.release(store, "a", ["b.py"])] == ["b.py"]
-    assert sorted(r["pattern"] for r in thread.release(store, "a")) == ["a.py", "c.py"]
+    actions.claim(store, "a", ["a.py", "b.py", "c.py"])
+    assert [r["pattern"] for r in actions.release(store, "a", ["b.py"])] == ["b.py"]
+    assert sorted(r["pattern"] for r in actions.release(store, "a")) == ["a.py", "c.py"]
     assert store.list_claims() == []
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from colony_tasks import __version__, thread
+from colony_tasks import __version__, actions
 from colony_tasks.cli import cli
 from colony_tasks.store import open_default
 from tests.helpers import join
@@ -28,10 +28,10 @@ def lane(home: Path, repo: Path):
     store = open_default()
     a = join(store, "sess-a", "claude", repo)
     b = join(store, "sess-b", "codex", repo)
-    thread.post(store, "sess-a", "Starting on the retry policy")
-    thread.ask(store, "sess-b", "Which backoff?", to=a.session.handle)
-    thread.claim(store, "sess-a", ["src/retry.py"])
-    thread.report_blocker(store, "sess-b", "staging is down")
+    actions.post(store, "sess-a", "Starting on the retry policy")
+    actions.ask(store, "sess-b", "Which backoff?", to=a.session.handle)
+    actions.claim(store, "sess-a", ["src/retry.py"])
+    actions.report_blocker(store, "sess-b", "staging is down")
     store.close()
     return a, b
 
@@ -84,8 +84,8 @@ def test_human_posts_and_answers_through_the_same_rules(run, lane):
     )
     assert result.exit_code == 0 and "as alice" in result.output
     store = open_default()
-    assert [o.text for o in thread.updates_since(store, "sess-b").items][-1] == "Please use jitter"
-    q = thread.ask(store, "sess-a", "Ship it?", to="human")
+    assert [o.text for o in actions.updates_since(store, "sess-b").items][-1] == "Please use jitter"
+    q = actions.ask(store, "sess-a", "Ship it?", to="human")
     store.close()
     answered = run(
         "post", str(a.task.id), "yes", "--kind", "answer", "--reply-to", str(q.id), "--as", "alice"

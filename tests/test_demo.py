@@ -32,7 +32,7 @@ def test_demo_runs_a_chain_a_broadcast_question_and_a_handoff_through_the_mcp_se
     assert "ERROR: It is codex-" in scene2 and "only the turn holder may post" in scene2
     assert "it is your turn (the full history)" in scene2
     assert "it is your turn (what was said since you last spoke)" in scene2
-    assert "Chain 3 is completed." in scene2
+    assert "Chain 3 is done." in scene2
     turns = [line for line in scene2.splitlines() if "[turn " in line and "━━" in line]
     assert len(turns) >= 4
     scene3 = demo.split("=== Scene 3", 1)[1]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from colony_tasks import doctor, paths, thread
+from colony_tasks import actions, doctor, paths
 from colony_tasks.cli import cli
 from colony_tasks.store import Store, open_default
 from tests.helpers import join
@@ -24,7 +24,7 @@ def by_name(report: dict) -> dict[str, dict]:
 def test_healthy_store_passes_every_check(home: Path, repo: Path):
     store = open_default()
     join(store, "a", "claude", repo)
-    thread.post(store, "a", "hello")
+    actions.post(store, "a", "hello")
     store.close()
     code, report = run_doctor()
     assert code == 0 and report["ok"], report
@@ -38,7 +38,7 @@ def test_doctor_detects_and_fix_repairs_a_stale_index_expired_claims_and_silent_
     join(store, "a", "claude", repo)
     for i in range(5):
         store.add_observation("note", f"note {i}", session_id="a")
-    thread.claim(store, "a", ["x.py"], ttl_minutes=1)
+    actions.claim(store, "a", ["x.py"], ttl_minutes=1)
     store.conn.execute("DELETE FROM observations_fts_docsize WHERE id = 2")  # damage the index
     store.conn.execute("UPDATE claims SET expires_at = 0")
     store.conn.execute("UPDATE sessions SET last_seen_at = 0")

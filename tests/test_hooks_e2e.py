@@ -144,13 +144,13 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
 
 
 def test_directed_question_is_delivered_mid_turn_after_a_tool_call(home: Path, repo: Path):
-    from colony_tasks import thread
+    from colony_tasks import actions
 
     cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
     cx("session-start", home, codex("session-start", "cx-1", repo, source="startup"))
     store = Store(home / "colony.db")
     handle = store.get_session("cl-1").handle
-    q = thread.ask(store, "cx-1", "Is the schema frozen?", to=handle)
+    q = actions.ask(store, "cx-1", "Is the schema frozen?", to=handle)
     store.close()
     mid = cc(
         "post-tool-use",

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from colony_tasks import sessions, thread
+from colony_tasks import actions, sessions
 from colony_tasks.cli import cli
 from colony_tasks.models import Session
 from colony_tasks.store import Store, open_default
@@ -38,6 +38,8 @@ TOOL_NAMES = {
     "accept_handoff",
     "record_decision",
     "report_blocker",
+    "resolve_blocker",
+    "withdraw",
     "search",
     "get_observations",
     "chain_create",
@@ -347,7 +349,7 @@ async def test_without_session_id_the_session_of_an_ancestor_agent_process_acts(
     old = sessions.register(lane.store, "old", agent="claude", cwd=str(lane.repo), agent_pid=agent)
     async with connected() as client:
         first = await ok(client, "task_post", content="before /clear")
-        thread.end_session(lane.store, old.session.id)  # what SessionEnd does on /clear
+        sessions.end_session(lane.store, old.session.id)  # what SessionEnd does on /clear
         new = sessions.register(
             lane.store, "new", agent="claude", cwd=str(lane.repo), agent_pid=agent
         )
@@ -402,7 +404,7 @@ BAD_CALLS = [
 async def test_bad_arguments_are_tool_errors_that_change_nothing(
     lane: Lane, name: str, args: dict[str, Any], expected: str
 ):
-    thread.post(lane.store, lane.a, "an existing message")
+    actions.post(lane.store, lane.a, "an existing message")
     before = snapshot(lane.store)
     async with connected() as client:
         text = await error(client, name, **args, session_id=lane.a.handle)
@@ -421,7 +423,10 @@ async def test_a_core_error_is_exactly_the_core_sentence(lane: Lane):
         text = await error(
             client, "answer_question", question_id=asked["id"], answer="x", session_id=lane.a.id
         )
-    assert text == f"Question {asked['id']} is your own; withdraw it instead."
+    assert (
+        text
+        == f"Question {asked['id']} is your own. To take it back: withdraw(item_id={asked['id']})."
+    )
 
 
 def generated_titles(schema: Any) -> list[str]:
@@ -453,12 +458,16 @@ async def test_tools_list_is_complete_typed_and_under_14_kb(lane: Lane):
     assert len(wire.encode()) < 14_000
     assert {t.name for t in listed.tools} == TOOL_NAMES
     for tool in listed.tools:
-        assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
+        read_only = bool(tool.annotations and tool.annotations.read_only_hint)
+        # Read tools publish their result schema; write tools' results are small and named
+        # by their description (their schemas would cost ~5 KB of every session's context).
+        assert bool(tool.output_schema) == read_only, tool.name
+        assert not tool.output_schema or tool.output_schema["type"] == "object", tool.name
         assert "session_id" in tool.input_schema["properties"], tool.name
         assert "session_id" not in tool.input_schema.get("required", []), tool.name
         assert len(tool.description) <= 160, tool.name
         assert not generated_titles(tool.input_schema), tool.name
-        assert not generated_titles(tool.output_schema), tool.name
+        assert not generated_titles(tool.output_schema or {}), tool.name
     assert instructions and instructions.count(". ") <= 2
 
 
@@ -546,11 +555,11 @@ async def test_a_chain_through_the_tools_enforces_the_turn_rule(lane: Lane):
         )
         assert stolen == f"Only the coordinator of chain {cid} can pass the turn."
         closed = await ok(client, "chain_close", chain_id=cid, session_id=lane.a.handle)
-        assert closed["status"] == "completed" and "turn_holder" not in closed
+        assert closed["status"] == "done" and "turn_holder" not in closed
         after = await error(
             client, "chain_say", chain_id=cid, content="late", session_id=lane.a.handle
         )
-        assert "completed" in after
+        assert "done" in after
         timeline = await ok(client, "task_timeline", task_id=cid, session_id=lane.a.handle)
     assert [i["kind"] for i in timeline["items"]] == ["turn", "turn", "note", "turn"]
 
@@ -561,8 +570,8 @@ async def test_a_chain_through_the_tools_enforces_the_turn_rule(lane: Lane):
 async def test_search_uses_keywords_then_meaning_once_the_worker_has_embedded(lane: Lane):
     from mcp_server import background
 
-    thread.post(lane.store, lane.a, "the viewer stylesheet breaks on narrow screens")
-    thread.post(lane.store, lane.a, "Retry policy: exponential backoff with jitter")
+    actions.post(lane.store, lane.a, "the viewer stylesheet breaks on narrow screens")
+    actions.post(lane.store, lane.a, "Retry policy: exponential backoff with jitter")
     async with connected() as client:
         before = await ok(
             client, "search", query="css layout on mobile phones", session_id=lane.b.handle

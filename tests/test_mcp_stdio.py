@@ -16,6 +16,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from colony_tasks import sessions
 from colony_tasks.store import Store
+from mcp_server.server import TOOL_ORDER
 from tests.hookrun import EXE, claude, run_hook
 
 INSPECTOR_NODE = (22, 19)
@@ -81,7 +82,7 @@ async def test_the_server_acts_as_the_session_that_its_parent_process_started(
             bad = await client.call_tool("task_timeline", {"limit": 0})
 
     assert init.server_info.name == "colony-tasks" and init.instructions
-    assert len(listed.tools) == 18
+    assert len(listed.tools) == len(TOOL_ORDER)
     assert claimed["holder"] == me.handle
     assert [(c["handle"], c["pattern"]) for c in store.list_claims()] == [(me.handle, "src/app.py")]
     assert asked["author"] == me.handle and asked["delivery"] == {other.handle: "pending"}
@@ -144,7 +145,7 @@ def test_the_raw_tools_list_line_is_under_14_kb_and_eof_ends_the_server_cleanly(
         code = process.wait(timeout=10)
     finally:
         process.kill()
-    assert len(json.loads(line)["result"]["tools"]) == 18
+    assert len(json.loads(line)["result"]["tools"]) == len(TOOL_ORDER)
     assert len(line.encode()) < 14_000
     assert rest == "" and code == 0
     assert process.stderr.read() == ""

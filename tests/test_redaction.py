@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from colony_tasks import redact, thread
+from colony_tasks import actions, redact
 from colony_tasks.store import Store
 from tests.helpers import join
 from tests.secret_corpus import CORPUS
@@ -50,8 +50,8 @@ def test_no_secret_reaches_the_database_file(tmp_path: Path, repo: Path):
             task_id=a.task.id,
             meta={"tool_input": {"command": text}, "output": [text]},
         )
-        thread.post(store, "a", f"note {i}: {text}")
-        thread.ask(store, "a", f"question {i}: {text}", to="codex")
+        actions.post(store, "a", f"note {i}: {text}")
+        actions.ask(store, "a", f"question {i}: {text}", to="codex")
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     blob = b"".join(p.read_bytes() for p in tmp_path.glob("leak.db*"))

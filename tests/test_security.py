@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colony_tasks import activity, claims, sessions, thread
+from colony_tasks import actions, activity, claims, sessions, tasks
 from colony_tasks.errors import InvalidInput
 from colony_tasks.hooks import runner
 from colony_tasks.models import Lane
@@ -172,9 +172,9 @@ def test_claims_and_handoffs_through_the_core_refuse_outside_paths(tree: Tree):
     store = tree.store
     for bad in ("../x.py", "link-etc/passwd", "/etc/passwd", "a\x00b"):
         with pytest.raises(InvalidInput):
-            thread.claim(store, "s", ["ok.py", bad])
+            actions.claim(store, "s", ["ok.py", bad])
         with pytest.raises(InvalidInput):
-            thread.hand_off(store, "s", "take these", files=[bad])
+            actions.hand_off(store, "s", "take these", files=[bad])
     assert store.list_claims() == []
 
 
@@ -284,17 +284,17 @@ def test_no_corpus_secret_reaches_the_database_through_hooks(home: Path, repo: P
 
 
 def post_everything(store: Store, a: Any, b: Any, n: int, text: str) -> None:
-    thread.post(store, a, text)
-    asked = thread.ask(store, a, text)
-    thread.answer(store, b, asked.id, text)
-    thread.record_decision(store, b, text, rationale=text)
-    thread.report_blocker(store, a, text, waiting_on=text)
-    handoff = thread.hand_off(store, a, text, files=[f"src/x{n}.py"])
-    thread.accept_handoff(store, b, handoff.id)
+    actions.post(store, a, text)
+    asked = actions.ask(store, a, text)
+    actions.answer(store, b, asked.id, text)
+    actions.record_decision(store, b, text, rationale=text)
+    actions.report_blocker(store, a, text, waiting_on=text)
+    handoff = actions.hand_off(store, a, text, files=[f"src/x{n}.py"])
+    actions.accept_handoff(store, b, handoff.id)
 
 
 def claim_with_note(store: Store, a: Any, b: Any, n: int, text: str) -> None:
-    thread.claim(store, a, [f"src/x{n}.py"], note=text)
+    actions.claim(store, a, [f"src/x{n}.py"], note=text)
 
 
 CORE_CHANNELS = [
@@ -492,17 +492,17 @@ def viewer_world(tmp_path: Path, clock):
     human = sessions.human_session(store, XSS_CORPUS[6], str(repo))
     task_id = store.open_lane_task(a.lane_id).id
     for n, payload in enumerate(XSS_CORPUS):
-        thread.post(store, a, payload)
-        asked = thread.ask(store, b, payload)
-        thread.answer(store, a, asked.id, payload)
-        thread.record_decision(store, a, payload, rationale=payload)
-        thread.report_blocker(store, b, payload, waiting_on=payload)
-        thread.claim(store, a, [f"src/{n}/{payload}.py"], note=payload)
-        thread.hand_off(store, b, payload, files=[f"docs/{n}/{payload}"])
+        actions.post(store, a, payload)
+        asked = actions.ask(store, b, payload)
+        actions.answer(store, a, asked.id, payload)
+        actions.record_decision(store, a, payload, rationale=payload)
+        actions.report_blocker(store, b, payload, waiting_on=payload)
+        actions.claim(store, a, [f"src/{n}/{payload}.py"], note=payload)
+        actions.hand_off(store, b, payload, files=[f"docs/{n}/{payload}"])
         activity.record_prompt(store, a, payload)
         activity.record_command(store, b, payload)
         activity.record_edit(store, a, [f"lib/{n}/{payload}"], tool="Edit")
-    custom = sessions.create_task(store, XSS_CORPUS[0], created_by=a.id)
+    custom = tasks.create_task(store, XSS_CORPUS[0], created_by=a.id)
     chain = chains.create(store, human, XSS_CORPUS[2])
     chains.add(store, human, chain.id, b.handle, XSS_CORPUS[3])
     yield {"store": store, "repo": repo, "tasks": [task_id, custom.id, chain.id]}

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import sessions
+from colony_tasks import sessions, tasks
 from colony_tasks.errors import InvalidInput, NotFound
 from colony_tasks.store import Store
 from tests.gitutil import git
@@ -21,7 +21,7 @@ def test_sessions_in_one_lane_share_its_task(store: Store, repo: Path):
 
 def test_register_is_idempotent_and_reopens_an_ended_session(store: Store, repo: Path, clock):
     first = sessions.register(store, "sess-a", agent="claude", cwd=str(repo))
-    sessions.end(store, "sess-a")
+    sessions.end_session(store, "sess-a")
     clock.advance(60)
     again = sessions.register(store, "sess-a", agent="claude", cwd=str(repo))
     assert not again.new_session and not again.new_participant
@@ -49,20 +49,22 @@ def test_handle_grows_when_the_short_one_is_taken(store: Store, repo: Path):
 
 def test_explicit_task_and_join(store: Store, repo: Path):
     joined = sessions.register(store, "a", agent="claude", cwd=str(repo))
-    task = sessions.create_task(store, "Port the viewer", created_by="a")
+    task = tasks.create_task(store, "Port the viewer", created_by="a")
     assert task.lane_id is None and task.mode == "task"
-    assert sessions.join(store, "a", task.id) is False
+    assert tasks.join(store, "a", task.id) is False
     sessions.register(store, "b", agent="codex", cwd=str(repo))
-    assert sessions.join(store, "b", task.id) is True
+    assert tasks.join(store, "b", task.id) is True
     assert {t.id for t in store.tasks_of_session("b")} == {joined.task.id, task.id}
 
 
-def test_errors_name_the_object_and_next_step(store: Store):
-    with pytest.raises(NotFound, match="Task 99 does not exist. List tasks"):
-        sessions.get_task(store, 99)
+def test_errors_name_the_object_and_carry_the_next_step_for_the_front_end(store: Store):
+    with pytest.raises(NotFound, match="^Task 99 does not exist.$") as missing:
+        tasks.get_task(store, 99)
+    assert missing.value.step == "list_tasks"
     with pytest.raises(InvalidInput):
-        sessions.create_task(store, "  ")
+        tasks.create_task(store, "  ")
     with pytest.raises(InvalidInput):
         sessions.register(store, "", agent="claude", cwd="/")
-    with pytest.raises(NotFound, match="colony-tasks sessions"):
+    with pytest.raises(NotFound, match="nobody") as unknown:
         sessions.find_session(store, "nobody")
+    assert unknown.value.step == "list_sessions"

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from colony_tasks.kinds import THREAD_KINDS
 from colony_tasks.store import Store
-from colony_tasks.thread import THREAD_KINDS
 from tests.contracts import check_claude, check_codex, context_of
 from tests.hookrun import claude, codex, patch, run_hook
 from tests.stress_util import (

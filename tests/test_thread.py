@@ -5,55 +5,55 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import thread
+from colony_tasks import actions, delivery, posts, tasks
 from colony_tasks.errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
 from colony_tasks.store import Store
 from tests.helpers import join, snapshot
 
 
-def texts(updates: thread.Updates) -> list[str]:
+def texts(updates: delivery.Updates) -> list[str]:
     return [o.text for o in updates.items]
 
 
 def test_each_session_sees_every_other_message_once_never_its_own(store: Store, repo: Path):
     a = join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
-    thread.post(store, "a", "a1")
-    thread.post(store, "b", "b1")
-    thread.post(store, "a", "a2")
+    actions.post(store, "a", "a1")
+    actions.post(store, "b", "b1")
+    actions.post(store, "a", "a2")
     join(store, "c", "claude", repo)  # joins late
-    thread.post(store, "c", "c1")
+    actions.post(store, "c", "c1")
 
-    assert texts(thread.updates_since(store, "a")) == ["b1", "c1"]
-    assert texts(thread.updates_since(store, "b")) == ["a1", "a2", "c1"]
-    assert texts(thread.updates_since(store, "c")) == ["a1", "b1", "a2"]
+    assert texts(actions.updates_since(store, "a")) == ["b1", "c1"]
+    assert texts(actions.updates_since(store, "b")) == ["a1", "a2", "c1"]
+    assert texts(actions.updates_since(store, "c")) == ["a1", "b1", "a2"]
     for sid in "abc":
-        assert thread.updates_since(store, sid).items == []
-    thread.post(store, "b", "b2")
-    assert texts(thread.updates_since(store, "a")) == ["b2"]
-    assert texts(thread.updates_since(store, "c")) == ["b2"]
+        assert actions.updates_since(store, sid).items == []
+    actions.post(store, "b", "b2")
+    assert texts(actions.updates_since(store, "a")) == ["b2"]
+    assert texts(actions.updates_since(store, "c")) == ["b2"]
     assert a.task.id == b.task.id
 
 
 def test_since_id_reads_without_moving_the_cursor(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
-    first = thread.post(store, "a", "one")
-    thread.post(store, "a", "two")
-    peek = thread.updates_since(store, "b", since_id=first.id)
+    first = actions.post(store, "a", "one")
+    actions.post(store, "a", "two")
+    peek = actions.updates_since(store, "b", since_id=first.id)
     assert texts(peek) == ["two"]
-    assert texts(thread.updates_since(store, "b", since_id=0)) == ["one", "two"]
-    assert texts(thread.updates_since(store, "b")) == ["one", "two"]
+    assert texts(actions.updates_since(store, "b", since_id=0)) == ["one", "two"]
+    assert texts(actions.updates_since(store, "b")) == ["one", "two"]
 
 
 def test_limit_leaves_the_rest_for_the_next_call(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
     for i in range(5):
-        thread.post(store, "a", f"m{i}")
-    first = thread.updates_since(store, "b", limit=3)
+        actions.post(store, "a", f"m{i}")
+    first = actions.updates_since(store, "b", limit=3)
     assert texts(first) == ["m0", "m1", "m2"] and first.remaining == 2
-    second = thread.updates_since(store, "b", limit=3)
+    second = actions.updates_since(store, "b", limit=3)
     assert texts(second) == ["m3", "m4"] and second.remaining == 0
 
 
@@ -85,7 +85,7 @@ def test_others_edits_of_files_i_touched_are_delivered(store: Store, repo: Path)
         paths=["src/other.py"],
         repo_id=repo_id,
     )
-    assert texts(thread.updates_since(store, "a")) == ["b edited api.py"]
+    assert texts(actions.updates_since(store, "a")) == ["b edited api.py"]
 
 
 def test_directed_question_is_pending_until_answered_and_asker_sees_answer(
@@ -94,16 +94,16 @@ def test_directed_question_is_pending_until_answered_and_asker_sees_answer(
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
     join(store, "c", "claude", repo)
-    q = thread.ask(store, "a", "Which port?", to=b.session.handle)
+    q = actions.ask(store, "a", "Which port?", to=b.session.handle)
     assert [r["handle"] for r in q.recipients] == [b.session.handle]
-    assert [o.id for o in thread.pending_for(store, "b")] == [q.id]
-    assert thread.pending_for(store, "c") == []
+    assert [o.id for o in delivery.pending_for(store, "b")] == [q.id]
+    assert delivery.pending_for(store, "c") == []
     with pytest.raises(NotAllowed, match="addressed to"):
-        thread.answer(store, "c", q.id, "8080")
-    result = thread.answer(store, "b", q.id, "8080")
+        actions.answer(store, "c", q.id, "8080")
+    result = actions.answer(store, "b", q.id, "8080")
     assert result.ok and result.answered_by == b.session.handle
-    assert thread.pending_for(store, "b") == []
-    news = thread.updates_since(store, "a")
+    assert delivery.pending_for(store, "b") == []
+    news = actions.updates_since(store, "a")
     assert [(o.kind, o.text, o.in_reply_to) for o in news.items] == [("answer", "8080", q.id)]
 
 
@@ -111,20 +111,20 @@ def test_question_to_an_agent_kind_reaches_sessions_of_that_kind(store: Store, r
     join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
     join(store, "c", "codex", repo)
-    q = thread.ask(store, "a", "Codex folks: who owns the parser?", to="codex")
+    q = actions.ask(store, "a", "Codex folks: who owns the parser?", to="codex")
     assert len(q.recipients) == 2
-    assert [o.id for o in thread.pending_for(store, "c")] == [q.id]
+    assert [o.id for o in delivery.pending_for(store, "c")] == [q.id]
     with pytest.raises(NotFound, match="No active human session"):
-        thread.ask(store, "a", "anyone human?", to="human")
+        actions.ask(store, "a", "anyone human?", to="human")
 
 
 def test_second_answer_to_broadcast_question_is_kept_as_note(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
     join(store, "c", "claude", repo)
-    q = thread.ask(store, "a", "Who can review?")
-    assert thread.answer(store, "b", q.id, "me").ok
-    late = thread.answer(store, "c", q.id, "me too")
+    q = actions.ask(store, "a", "Who can review?")
+    assert actions.answer(store, "b", q.id, "me").ok
+    late = actions.answer(store, "c", q.id, "me too")
     assert not late.ok and late.answered_by == b.session.handle
     assert f"already answered by {b.session.handle}" in late.message
     note = store.get_observation(late.note_id)
@@ -135,7 +135,7 @@ def _race_answer(db_path: str, sid: str, question_id: int, barrier, queue) -> No
     db = Store(db_path)
     barrier.wait()
     try:
-        queue.put((sid, thread.answer(db, sid, question_id, f"answer from {sid}").ok))
+        queue.put((sid, actions.answer(db, sid, question_id, f"answer from {sid}").ok))
     except ColonyError as error:
         queue.put((sid, repr(error)))
     db.close()
@@ -145,7 +145,7 @@ def _race_accept(db_path: str, sid: str, handoff_id: int, barrier, queue) -> Non
     db = Store(db_path)
     barrier.wait()
     try:
-        thread.accept_handoff(db, sid, handoff_id)
+        actions.accept_handoff(db, sid, handoff_id)
         queue.put((sid, True))
     except Conflict:
         queue.put((sid, False))
@@ -171,7 +171,7 @@ def test_two_processes_answering_one_broadcast_question_exactly_one_wins(
     join(db, "asker", "claude", repo)
     join(db, "x", "codex", repo)
     join(db, "y", "claude", repo)
-    q = thread.ask(db, "asker", "Broadcast: who takes the migration?")
+    q = actions.ask(db, "asker", "Broadcast: who takes the migration?")
     db.close()
     results = dict(_race(_race_answer, path, q.id, ["x", "y"]))
     assert sorted(results.values()) == [False, True]
@@ -186,8 +186,8 @@ def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(tmp_path
     join(db, "author", "claude", repo)
     join(db, "x", "codex", repo)
     join(db, "y", "claude", repo)
-    thread.claim(db, "author", ["src/app.py"])
-    h = thread.hand_off(db, "author", "take the app", files=["src/app.py"])
+    actions.claim(db, "author", ["src/app.py"])
+    h = actions.hand_off(db, "author", "take the app", files=["src/app.py"])
     db.close()
     results = dict(_race(_race_accept, path, h.id, ["x", "y"]))
     assert sorted(results.values()) == [False, True]
@@ -200,72 +200,68 @@ def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(tmp_path
 def test_accepting_handoff_transfers_claims_and_closes_it(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
-    thread.claim(store, "a", ["src/a.py", "src/b.py"])
-    h = thread.hand_off(store, "a", "finish the parser", to=b.session.handle, files=["src/a.py"])
-    assert [o.id for o in thread.pending_for(store, "b")] == [h.id]
-    accepted = thread.accept_handoff(store, "b", h.id)
+    actions.claim(store, "a", ["src/a.py", "src/b.py"])
+    h = actions.hand_off(store, "a", "finish the parser", to=b.session.handle, files=["src/a.py"])
+    assert [o.id for o in delivery.pending_for(store, "b")] == [h.id]
+    accepted = actions.accept_handoff(store, "b", h.id)
     assert [c["pattern"] for c in accepted.claims] == ["src/a.py"]
     holders = {c["pattern"]: c["session_id"] for c in store.list_claims()}
     assert holders == {"src/a.py": "b", "src/b.py": "a"}
-    assert thread.pending_for(store, "b") == []
+    assert delivery.pending_for(store, "b") == []
     with pytest.raises(Conflict, match=f"already accepted by {b.session.handle}"):
-        thread.accept_handoff(store, "b", h.id)
+        actions.accept_handoff(store, "b", h.id)
 
 
 def test_handoff_withdrawn_or_addressed_elsewhere_cannot_be_accepted(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
     join(store, "c", "claude", repo)
-    h = thread.hand_off(store, "a", "for b only", to=b.session.handle)
+    h = actions.hand_off(store, "a", "for b only", to=b.session.handle)
     with pytest.raises(NotAllowed, match="addressed to"):
-        thread.accept_handoff(store, "c", h.id)
+        actions.accept_handoff(store, "c", h.id)
     with pytest.raises(NotAllowed, match="Only its author"):
-        thread.withdraw(store, "b", h.id)
-    thread.withdraw(store, "a", h.id)
+        posts.withdraw(store, "b", h.id)
+    posts.withdraw(store, "a", h.id)
     with pytest.raises(Conflict, match="withdrawn"):
-        thread.accept_handoff(store, "b", h.id)
-    assert thread.pending_for(store, "b") == []
+        actions.accept_handoff(store, "b", h.id)
+    assert delivery.pending_for(store, "b") == []
 
 
 def test_decisions_and_open_blockers_appear_in_the_summary(store: Store, repo: Path):
     a = join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
-    d = thread.record_decision(store, "a", "Use SQLite WAL", rationale="many readers")
-    blk = thread.report_blocker(store, "b", "CI is red", waiting_on="a")
-    s = thread.summary(store, a.task.id)
+    d = actions.record_decision(store, "a", "Use SQLite WAL", rationale="many readers")
+    blk = actions.report_blocker(store, "b", "CI is red", waiting_on="a")
+    s = actions.show_task(store, a.task.id)
     assert [o.id for o in s["decisions"]] == [d.id]
     assert "Rationale: many readers" in s["decisions"][0].text
     assert [o.id for o in s["blockers"]] == [blk.id]
-    thread.resolve_blocker(store, "a", blk.id)
-    assert thread.summary(store, a.task.id)["blockers"] == []
+    actions.resolve_blocker(store, "a", blk.id)
+    assert actions.show_task(store, a.task.id)["blockers"] == []
 
 
 ERROR_CASES = [
-    (lambda s, ids: thread.post(s, "a", "x", to="nobody"), NotFound),
-    (lambda s, ids: thread.post(s, "a", "x", to="outsider"), NotFound),
-    (lambda s, ids: thread.post(s, "a", "x", task_id=ids["closed"]), Conflict),
-    (lambda s, ids: thread.post(s, "a", "   "), InvalidInput),
-    (lambda s, ids: thread.post(s, "a", "x" * 20_000), InvalidInput),
-    (lambda s, ids: thread.post(s, "a", "x", kind="shout"), InvalidInput),
-    (lambda s, ids: thread.post(s, "a", "fake answer", kind="answer"), InvalidInput),
-    (
-        lambda s, ids: thread.post(s, "b", "x", kind="answer", in_reply_to=ids["question"]),
-        InvalidInput,
-    ),
-    (lambda s, ids: thread.post(s, "b", "fake accept", kind="accept"), InvalidInput),
-    (lambda s, ids: thread.post(s, "a", "x", task_id=999), NotFound),
-    (lambda s, ids: thread.post(s, "a", "x", in_reply_to=999), NotFound),
-    (lambda s, ids: thread.answer(s, "b", 999, "x"), NotFound),
-    (lambda s, ids: thread.answer(s, "a", ids["question"], "self"), InvalidInput),
-    (lambda s, ids: thread.accept_handoff(s, "a", ids["handoff"]), InvalidInput),
-    (lambda s, ids: thread.accept_handoff(s, "b", 999), NotFound),
-    (lambda s, ids: thread.withdraw(s, "b", ids["question"]), NotAllowed),
-    (lambda s, ids: thread.claim(s, "a", ["/etc/passwd"]), InvalidInput),
-    (lambda s, ids: thread.claim(s, "a", ["../outside.txt"]), InvalidInput),
-    (lambda s, ids: thread.claim(s, "a", ["ok.py"], ttl_minutes=0), InvalidInput),
-    (lambda s, ids: thread.claim(s, "a", []), InvalidInput),
-    (lambda s, ids: thread.hand_off(s, "a", "x", files=["/tmp/elsewhere"]), InvalidInput),
-    (lambda s, ids: thread.updates_since(s, "a", limit=0), InvalidInput),
+    (lambda s, ids: actions.post(s, "a", "x", to="nobody"), NotFound),
+    (lambda s, ids: actions.post(s, "a", "x", to="outsider"), NotFound),
+    (lambda s, ids: actions.post(s, "a", "x", task_id=ids["closed"]), Conflict),
+    (lambda s, ids: actions.post(s, "a", "   "), InvalidInput),
+    (lambda s, ids: actions.post(s, "a", "x" * 20_000), InvalidInput),
+    (lambda s, ids: actions.post(s, "a", "x", kind="shout"), InvalidInput),
+    (lambda s, ids: actions.post(s, "a", "fake answer", kind="answer"), InvalidInput),
+    (lambda s, ids: actions.post(s, "b", "fake accept", kind="accept"), InvalidInput),
+    (lambda s, ids: actions.post(s, "a", "x", task_id=999), NotFound),
+    (lambda s, ids: actions.post(s, "a", "x", in_reply_to=999), NotFound),
+    (lambda s, ids: actions.answer(s, "b", 999, "x"), NotFound),
+    (lambda s, ids: actions.answer(s, "a", ids["question"], "self"), InvalidInput),
+    (lambda s, ids: actions.accept_handoff(s, "a", ids["handoff"]), InvalidInput),
+    (lambda s, ids: actions.accept_handoff(s, "b", 999), NotFound),
+    (lambda s, ids: posts.withdraw(s, "b", ids["question"]), NotAllowed),
+    (lambda s, ids: actions.claim(s, "a", ["/etc/passwd"]), InvalidInput),
+    (lambda s, ids: actions.claim(s, "a", ["../outside.txt"]), InvalidInput),
+    (lambda s, ids: actions.claim(s, "a", ["ok.py"], ttl_minutes=0), InvalidInput),
+    (lambda s, ids: actions.claim(s, "a", []), InvalidInput),
+    (lambda s, ids: actions.hand_off(s, "a", "x", files=["/tmp/elsewhere"]), InvalidInput),
+    (lambda s, ids: actions.updates_since(s, "a", limit=0), InvalidInput),
 ]
 
 
@@ -273,19 +269,18 @@ ERROR_CASES = [
 def test_every_error_leaves_the_database_unchanged(
     store: Store, repo: Path, tmp_path: Path, case, error
 ):
-    from colony_tasks import sessions
 
     join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     join(store, "outsider", "codex", elsewhere)
-    closed = sessions.create_task(store, "done already", created_by="a")
+    closed = tasks.create_task(store, "done already", created_by="a")
     store.set_task_status(closed.id, "done")
     ids = {
         "closed": closed.id,
-        "question": thread.ask(store, "a", "q?").id,
-        "handoff": thread.hand_off(store, "a", "h").id,
+        "question": actions.ask(store, "a", "q?").id,
+        "handoff": actions.hand_off(store, "a", "h").id,
     }
     before = snapshot(store)
     with pytest.raises(error):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from colony_tasks import chains, semantic, sessions, thread
+from colony_tasks import actions, chains, semantic, sessions
 from colony_tasks.viewer import create_app
 from colony_tasks.viewer.security import CSP, host_of
 from colony_tasks.viewer.server import allowed_hosts, is_loopback, warn_if_exposed
@@ -27,19 +27,19 @@ def world(store, repo: Path, clock):
     b = join(store, "sess-b", "codex", repo)
     alice = sessions.human_session(store, "alice", str(repo))
     task_id = a.task.id
-    thread.post(store, "sess-a", "Starting on the retry policy")
-    question = thread.ask(store, "sess-b", "Which backoff should we use?", to=a.session.handle)
-    thread.answer(store, "sess-a", question.id, "Exponential, capped at 30s")
-    thread.ask(store, "sess-a", "Who owns the staging config?")
-    thread.record_decision(store, "sess-b", "Use httpx for the client", rationale="async support")
-    thread.report_blocker(store, "sess-b", "staging is down", waiting_on="ops")
-    handoff = thread.hand_off(
+    actions.post(store, "sess-a", "Starting on the retry policy")
+    question = actions.ask(store, "sess-b", "Which backoff should we use?", to=a.session.handle)
+    actions.answer(store, "sess-a", question.id, "Exponential, capped at 30s")
+    actions.ask(store, "sess-a", "Who owns the staging config?")
+    actions.record_decision(store, "sess-b", "Use httpx for the client", rationale="async support")
+    actions.report_blocker(store, "sess-b", "staging is down", waiting_on="ops")
+    handoff = actions.hand_off(
         store, "sess-a", "Take over the docs", to=b.session.handle, files=["docs/guide.md"]
     )
-    thread.claim(store, "sess-a", ["src/retry.py"])
-    thread.claim(store, "sess-b", ["src/**"])
-    thread.accept_handoff(store, "sess-b", handoff.id)
-    thread.hand_off(store, "sess-b", "Docs need a pass", to="any")
+    actions.claim(store, "sess-a", ["src/retry.py"])
+    actions.claim(store, "sess-b", ["src/**"])
+    actions.accept_handoff(store, "sess-b", handoff.id)
+    actions.hand_off(store, "sess-b", "Docs need a pass", to="any")
     chain = chains.create(store, alice, "API review")
     chains.add(store, alice, chain.id, b.session.handle, "Review the API shape")
     clock.advance(120)
@@ -87,7 +87,7 @@ def test_lanes_page_lists_open_tasks_with_participants_open_items_and_chains(cli
 def test_lanes_page_shows_online_idle_and_ended_participants(client, world, store, clock):
     clock.advance(10 * 60)
     store.refresh_session("sess-a")
-    thread.end_session(store, "sess-b")
+    sessions.end_session(store, "sess-b")
     page = client.get("/partials/lanes").text
     assert "presence-online" in page and "presence-ended" in page
     clock.advance(6 * 60)
@@ -165,7 +165,7 @@ def test_search_page_and_api_link_hits_into_threads(client, world):
 
 
 def test_search_is_hybrid_like_the_cli_once_vectors_exist(client, world, store, home):
-    thread.post(store, "sess-a", "the viewer stylesheet breaks on narrow screens")
+    actions.post(store, "sess-a", "the viewer stylesheet breaks on narrow screens")
     query = {"q": "css layout on mobile phones"}
     assert client.get("/api/search", params=query).json()["hits"] == []  # keywords only
     semantic.backfill(store, semantic.configured_embedder())
@@ -205,7 +205,7 @@ def test_task_api_returns_the_thread_and_open_state(client, world):
 def test_items_api_returns_only_items_after_the_given_id(client, world, store):
     last = client.get(f"/api/tasks/{world['task_id']}").json()["last_id"]
     assert client.get(f"/api/tasks/{world['task_id']}/items?after={last}").json()["items"] == []
-    posted = thread.post(store, "sess-b", "tests are green")
+    posted = actions.post(store, "sess-b", "tests are green")
     data = client.get(f"/api/tasks/{world['task_id']}/items?after={last}").json()
     assert [i["id"] for i in data["items"]] == [posted.id]
     assert data["last_id"] == posted.id
@@ -213,7 +213,7 @@ def test_items_api_returns_only_items_after_the_given_id(client, world, store):
 
 def test_live_endpoint_renders_new_items_and_the_sidebar(client, world, store):
     last = client.get(f"/api/tasks/{world['task_id']}").json()["last_id"]
-    thread.post(store, "sess-b", "live <b>update</b>")
+    actions.post(store, "sess-b", "live <b>update</b>")
     data = client.get(f"/tasks/{world['task_id']}/live?after={last}").json()
     assert "live &lt;b&gt;update&lt;/b&gt;" in data["items_html"]
     assert "Participants" in data["side_html"] and data["last_id"] > last
@@ -248,7 +248,7 @@ def test_human_post_through_the_form_appears_in_the_thread(authed, world, store)
 
 
 def test_human_answers_a_question_from_the_reply_link(authed, world, store):
-    question = thread.ask(store, "sess-a", "Ship it today?", to="alice")
+    question = actions.ask(store, "sess-a", "Ship it today?", to="alice")
     page = authed.get(f"/tasks/{world['task_id']}?reply={question.id}")
     assert f'name="reply_to" value="{question.id}"' in page.text
     assert '<option value="answer" selected>' in page.text
@@ -260,8 +260,8 @@ def test_human_answers_a_question_from_the_reply_link(authed, world, store):
 
 
 def test_answering_an_already_answered_question_keeps_the_text_as_a_note(authed, world, store):
-    question = thread.ask(store, "sess-a", "Ship it today?", to="any")
-    thread.answer(store, "sess-b", question.id, "Yes")
+    question = actions.ask(store, "sess-a", "Ship it today?", to="any")
+    actions.answer(store, "sess-b", question.id, "Yes")
     page = authed.post(
         f"/tasks/{world['task_id']}/post",
         data={"token": TOKEN, "text": "Yes too", "kind": "answer", "reply_to": str(question.id)},
@@ -322,7 +322,9 @@ def test_chain_post_out_of_turn_is_rejected_with_the_core_sentence(authed, world
 
 def test_chain_turn_holder_human_takes_a_turn_and_passes_it(authed, world, store):
     chain_id, codex = world["chain_id"], world["b"].session.handle
-    chains.say(store, "sess-b", chain_id, "The API shape is fine")  # the turn returns to alice
+    actions.chain_say(
+        store, "sess-b", chain_id, "The API shape is fine"
+    )  # the turn returns to alice
     response = authed.post(
         f"/tasks/{chain_id}/post", data={"token": TOKEN, "text": "Thanks, merging"}
     )
@@ -354,9 +356,9 @@ def test_json_post_with_the_header_token_posts_through_the_core(client, world, s
 
 
 def test_message_text_is_escaped_everywhere_it_is_rendered(client, world, store):
-    thread.post(store, "sess-a", XSS)
-    thread.ask(store, "sess-b", XSS, to="any")
-    thread.claim(store, "sess-a", ["src/<img src=x onerror=alert(1)>.py"])
+    actions.post(store, "sess-a", XSS)
+    actions.ask(store, "sess-b", XSS, to="any")
+    actions.claim(store, "sess-a", ["src/<img src=x onerror=alert(1)>.py"])
     for path in ("/", f"/tasks/{world['task_id']}", "/claims", "/sessions"):
         page = client.get(path).text
         assert "<script>window" not in page and "<img src=x" not in page, path

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import chains, sessions, thread
+from colony_tasks import actions, chains, sessions
 from colony_tasks.store import Store
 from colony_tasks.viewer import create_app
 from colony_tasks.viewer.server import allowed_hosts, bind, start_in_thread, url_for
@@ -113,35 +113,35 @@ def populate(store: Store, repo: Path) -> dict:
     a = join(store, "sess-a", "claude", repo)
     b = join(store, "sess-b", "codex", repo)
     alice = sessions.human_session(store, "alice", str(repo))
-    thread.post(store, "sess-a", "Starting on the retry policy in src/retry.py.")
-    question = thread.ask(store, "sess-b", "Which backoff should we use?", to=a.session.handle)
-    thread.answer(store, "sess-a", question.id, "Exponential with jitter, capped at 30 s.")
-    thread.record_decision(
+    actions.post(store, "sess-a", "Starting on the retry policy in src/retry.py.")
+    question = actions.ask(store, "sess-b", "Which backoff should we use?", to=a.session.handle)
+    actions.answer(store, "sess-a", question.id, "Exponential with jitter, capped at 30 s.")
+    actions.record_decision(
         store, "sess-b", "Use httpx for the HTTP client", rationale="async support and timeouts"
     )
-    thread.report_blocker(
+    actions.report_blocker(
         store, "sess-b", "Staging is down; integration tests fail.", waiting_on="ops"
     )
-    handoff = thread.hand_off(
+    handoff = actions.hand_off(
         store,
         "sess-a",
         "Docs need a pass after the API change",
         to=b.session.handle,
         files=["docs/guide.md"],
     )
-    thread.accept_handoff(store, "sess-b", handoff.id)
-    thread.claim(store, "sess-a", ["src/retry.py"], note="retry policy")
-    thread.claim(store, "sess-b", ["src/**"], note="refactor")
-    thread.ask(store, "sess-a", "Who owns the staging config?", to="any")
+    actions.accept_handoff(store, "sess-b", handoff.id)
+    actions.claim(store, "sess-a", ["src/retry.py"], note="retry policy")
+    actions.claim(store, "sess-b", ["src/**"], note="refactor")
+    actions.ask(store, "sess-a", "Who owns the staging config?", to="any")
     web = make_repo(repo.parent / "webapp")
     git(web, "checkout", "-q", "-b", "feature/login")
     c = join(store, "sess-c", "claude", web)
-    thread.post(store, "sess-c", "Login form wired to the new session API.")
-    thread.hand_off(store, "sess-c", "CSS polish for the login page is yours if you want it")
-    thread.claim(store, "sess-c", ["web/login/**"], note="login page")
+    actions.post(store, "sess-c", "Login form wired to the new session API.")
+    actions.hand_off(store, "sess-c", "CSS polish for the login page is yours if you want it")
+    actions.claim(store, "sess-c", ["web/login/**"], note="login page")
     chain = chains.create(store, alice, "API review")
     chains.add(store, alice, chain.id, b.session.handle, "Review the API shape in src/api.py")
-    chains.say(store, "sess-b", chain.id, "Looks fine; rename fetch() to get().")
+    actions.chain_say(store, "sess-b", chain.id, "Looks fine; rename fetch() to get().")
     chains.add(store, alice, chain.id, a.session.handle, "Do you agree with the rename?")
     return {"task_id": a.task.id, "chain_id": chain.id, "a": a, "b": b, "c": c}
 
@@ -154,7 +154,7 @@ def open_page(page, served, path: str) -> None:
 def test_thread_page_shows_a_message_posted_after_it_loaded(page, served):
     open_page(page, served, f"/tasks/{served['task_id']}")
     assert "token=" not in page.url
-    thread.post(served["agents"], "sess-b", "Posted after the page loaded: tests are green")
+    actions.post(served["agents"], "sess-b", "Posted after the page loaded: tests are green")
     expect(page.locator("#thread")).to_contain_text("tests are green", timeout=WAIT_MS)
     expect(page.locator("#live-dot.ok")).to_be_attached(timeout=WAIT_MS)
 
@@ -181,7 +181,7 @@ def test_human_takes_a_chain_turn_once_it_comes_back_to_them(page, served):
     chain_id = served["chain_id"]
     open_page(page, served, f"/tasks/{chain_id}")
     expect(page.locator("#turn-hint")).to_contain_text("only the turn holder may post")
-    chains.say(served["agents"], "sess-a", chain_id, "Agreed: rename it to get().")
+    actions.chain_say(served["agents"], "sess-a", chain_id, "Agreed: rename it to get().")
     expect(page.locator("#turn-hint")).to_contain_text("It is your turn", timeout=WAIT_MS)
     expect(page.locator("#turn-holder")).to_have_text("alice")
     page.fill("#compose-form textarea[name=text]", "Rename approved; closing soon.")
@@ -192,16 +192,16 @@ def test_human_takes_a_chain_turn_once_it_comes_back_to_them(page, served):
 
 def test_lanes_page_shows_new_open_items_without_reload(page, served):
     open_page(page, served, "/")
-    thread.ask(served["agents"], "sess-b", "Can someone review the pool sizes?", to="any")
+    actions.ask(served["agents"], "sess-b", "Can someone review the pool sizes?", to="any")
     expect(page.locator("#live")).to_contain_text("review the pool sizes", timeout=WAIT_MS)
 
 
 def test_xss_corpus_never_executes(page, served):
     agents, task_id = served["agents"], served["task_id"]
-    before = [thread.post(agents, "sess-a", text).id for text in XSS_CORPUS[:8]]
-    thread.claim(agents, "sess-b", ['src/"><img src=x onerror=window.__xss=1>.py'])
+    before = [actions.post(agents, "sess-a", text).id for text in XSS_CORPUS[:8]]
+    actions.claim(agents, "sess-b", ['src/"><img src=x onerror=window.__xss=1>.py'])
     open_page(page, served, f"/tasks/{task_id}")
-    after = [thread.post(agents, "sess-b", text).id for text in XSS_CORPUS[8:]]
+    after = [actions.post(agents, "sess-b", text).id for text in XSS_CORPUS[8:]]
     expect(page.locator(f"#m{after[-1]}")).to_be_attached(timeout=WAIT_MS)  # the live path
     for obs_id, text in zip(before + after, XSS_CORPUS, strict=True):
         assert page.locator(f"#m{obs_id} .text").inner_text() == text

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from ..errors import ColonyError
-from .output import CONTEXT_SETTINGS
+from ..errors import ColonyError, describe
+from .output import CONTEXT_SETTINGS, STEP_WORDING
 
 
 class ColonyGroup(click.Group):
@@ -16,7 +16,7 @@ class ColonyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except ColonyError as error:
-            raise click.ClickException(str(error)) from None
+            raise click.ClickException(describe(error, STEP_WORDING)) from None
 
 
 @click.group(cls=ColonyGroup, context_settings=CONTEXT_SETTINGS)

@@ -6,8 +6,8 @@ import os
 
 import click
 
-from .. import chains
-from .. import sessions as sessions_mod
+from .. import actions
+from ..kinds import ObsKind
 from ..render import item_line
 from ..store import Store
 from ..timefmt import iso
@@ -20,7 +20,7 @@ AS_OPTION = click.option(
 
 
 def _me(store: Store, as_name: str | None):
-    return sessions_mod.human_session(store, as_name, os.getcwd())
+    return actions.human(store, as_name, os.getcwd())
 
 
 @cli.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
@@ -38,8 +38,12 @@ def chain(ctx: click.Context) -> None:
 @with_store
 def chain_create(store: Store, name: str, as_name: str | None, as_json: bool) -> None:
     """Create a chain that you coordinate (you hold the first turn)."""
-    task = chains.create(store, _me(store, as_name), name)
-    emit(as_json, task, lambda: f"Created chain {task.id} “{task.title}”; you hold the turn.")
+    chain = actions.chain_create(store, _me(store, as_name), name)
+    emit(
+        as_json,
+        chain,
+        lambda: f"Created chain {chain.chain_id} “{chain.title}”; you hold the turn.",
+    )
 
 
 @chain.command("add", context_settings=CONTEXT_SETTINGS)
@@ -53,7 +57,7 @@ def chain_add(
     store: Store, chain_id: int, participant: str, prompt: str, as_name: str | None, as_json: bool
 ) -> None:
     """Add PARTICIPANT (a handle or session id) and give it the turn with PROMPT."""
-    posted = chains.add(store, _me(store, as_name), chain_id, participant, prompt)
+    posted = actions.chain_add(store, _me(store, as_name), chain_id, participant, prompt)
     emit(
         as_json,
         posted,
@@ -74,7 +78,7 @@ def chain_pass(
     store: Store, chain_id: int, to: str, prompt: str, as_name: str | None, as_json: bool
 ) -> None:
     """Give the turn to TO with PROMPT."""
-    posted = chains.pass_turn(store, _me(store, as_name), chain_id, to, prompt)
+    posted = actions.chain_pass(store, _me(store, as_name), chain_id, to, prompt)
     emit(as_json, posted, lambda: f"Passed the turn of chain {chain_id} to {posted.to or 'you'}.")
 
 
@@ -88,7 +92,7 @@ def chain_say(
     store: Store, chain_id: int, content: str, as_name: str | None, as_json: bool
 ) -> None:
     """Post CONTENT to the chain (only while you hold the turn)."""
-    posted = chains.say(store, _me(store, as_name), chain_id, content)
+    posted = actions.chain_say(store, _me(store, as_name), chain_id, content)
     emit(as_json, posted, lambda: f"Posted #{posted.id} to chain {chain_id}.")
 
 
@@ -99,8 +103,8 @@ def chain_say(
 @with_store
 def chain_close(store: Store, chain_id: int, as_name: str | None, as_json: bool) -> None:
     """Complete the chain: no more posts; the history stays readable."""
-    task = chains.close(store, _me(store, as_name), chain_id)
-    emit(as_json, task, lambda: f"Chain {task.id} is {task.status}.")
+    chain = actions.chain_close(store, _me(store, as_name), chain_id)
+    emit(as_json, chain, lambda: f"Chain {chain.chain_id} is {chain.status}.")
 
 
 @chain.command("show", context_settings=CONTEXT_SETTINGS)
@@ -109,21 +113,17 @@ def chain_close(store: Store, chain_id: int, as_name: str | None, as_json: bool)
 @with_store
 def chain_show(store: Store, chain_id: int, as_json: bool) -> None:
     """The chain's full history with turn numbers, and whose turn it is."""
-    task = chains.get_chain(store, chain_id)
-    items = chains.history(store, chain_id)
-    holder = store.get_session(task.turn_holder) if task.turn_holder else None
-    coordinator = store.get_session(task.coordinator) if task.coordinator else None
-    data = {"chain": task, "coordinator": coordinator, "turn_holder": holder, "history": items}
+    chain, items = actions.chain_show(store, chain_id)
+    data = {"chain": chain, "history": items}
 
     def render() -> str:
         lines = [
-            f"Chain {task.id}: {task.title} [{task.status}]",
-            f"Coordinator: {coordinator.handle if coordinator else '?'}; turn holder: "
-            f"{holder.handle if holder and task.status == 'open' else '—'}",
+            f"Chain {chain.chain_id}: {chain.title} [{chain.status}]",
+            f"Coordinator: {chain.coordinator}; turn holder: {chain.turn_holder or '—'}",
             "",
         ]
         for obs in items:
-            bar = "━━ " if obs.kind == "turn" else "   "
+            bar = "━━ " if obs.kind == ObsKind.TURN else "   "
             lines.append(f"{iso(obs.created_at)} {bar}[turn {obs.turn}] {item_line(obs)}")
         return "\n".join(lines)
 

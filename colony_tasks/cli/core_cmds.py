@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from .. import paths, thread
+from .. import actions, paths
 from ..render import item_line
 from ..store import Store
+from ..tasks import STATUS_FILTERS
 from ..timefmt import ago, iso
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
@@ -53,7 +54,7 @@ def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
     "status_",
     default="open",
     show_default=True,
-    type=click.Choice(["open", "done", "all"]),
+    type=click.Choice(STATUS_FILTERS),
 )
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(1, 10_000))
 @json_option
@@ -67,7 +68,7 @@ def tasks(ctx: click.Context, status_: str, limit: int, as_json: bool) -> None:
 
 @with_store
 def _list_tasks(store: Store, status_: str, limit: int, as_json: bool) -> None:
-    found = store.list_tasks(status=status_, limit=limit)
+    found = actions.task_list(store, status=status_, limit=limit)
 
     def render() -> str:
         if not found:
@@ -95,12 +96,8 @@ def _list_tasks(store: Store, status_: str, limit: int, as_json: bool) -> None:
 @with_store
 def tasks_show(store: Store, task_id: int, limit: int, as_json: bool) -> None:
     """Show a task: participants, open items, claims, and the thread as a timeline."""
-    data = thread.summary(store, task_id)
+    data = actions.show_task(store, task_id)
     data["timeline"] = store.timeline(task_id, limit=limit)
-    task = data["task"]
-    for role in ("coordinator", "turn_holder"):
-        ref = getattr(task, role)
-        data[role] = store.get_session(ref).handle if ref and store.get_session(ref) else ref
     emit(as_json, data, lambda: render_task(data, store.now()))
 
 

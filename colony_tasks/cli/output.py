@@ -14,6 +14,17 @@ from ..store import Store, open_default
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
+# How the CLI words the core's next steps (colony_tasks.errors.STEPS): as commands.
+STEP_WORDING = {
+    "list_tasks": "List tasks with `colony-tasks tasks`.",
+    "list_sessions": "List sessions with `colony-tasks sessions`.",
+    "show_task": "See who is on task {task_id} with `colony-tasks tasks show {task_id}`.",
+    "withdraw": "To take it back: `colony-tasks withdraw {item_id}`.",
+    "chain_add": "Add it with `colony-tasks chain add {chain_id} {who} PROMPT`.",
+    "chain_create": "Create one with `colony-tasks chain create NAME`.",
+    "embed": "Run `colony-tasks embed` first.",
+}
+
 
 def json_option(func: Callable) -> Callable:
     """Adds ``--json``; the command receives ``as_json``."""

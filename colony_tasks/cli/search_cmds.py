@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .. import actions
 from .. import search as search_mod
 from ..embeddings import BACKENDS
 from ..store import Store
@@ -36,8 +37,8 @@ def search(
 ) -> None:
     """Search everything agents did and said."""
     searcher = search_mod.Searcher(store)
-    hits = searcher.search(
-        query, limit=limit, task_id=task_id, kinds=list(kinds) or None, semantic=semantic
+    hits = actions.search(
+        searcher, query, limit=limit, task_id=task_id, kinds=list(kinds) or None, semantic=semantic
     )
     if searcher.unavailable:
         click.echo(searcher.unavailable, err=True)

@@ -6,9 +6,9 @@ import os
 
 import click
 
+from .. import actions
 from .. import claims as claims_mod
-from .. import sessions as sessions_mod
-from .. import thread
+from ..kinds import POSTABLE_KINDS
 from ..store import Store
 from ..timefmt import ago
 from .app import cli
@@ -18,7 +18,12 @@ from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("task_id", type=int)
 @click.argument("text")
-@click.option("--kind", default="note", show_default=True, type=click.Choice(thread.POSTABLE_KINDS))
+@click.option(
+    "--kind",
+    default="note",
+    show_default=True,
+    type=click.Choice([k.value for k in POSTABLE_KINDS]),
+)
 @click.option(
     "--to", default=None, help="A handle, session id, agent kind (claude/codex/human) or any."
 )
@@ -43,31 +48,51 @@ def post(
     as_json: bool,
 ) -> None:
     """Post TEXT to task TASK_ID as a human participant."""
-    me = sessions_mod.human_session(store, as_name, os.getcwd())
-    if kind == "answer":
-        if in_reply_to is None:
-            raise click.UsageError("An answer needs --reply-to QUESTION_ID.")
-        result = thread.answer(store, me, in_reply_to, text)
-        emit(
-            as_json,
-            result,
-            lambda: (
-                result.message or f"Answered question {result.question_id} as #{result.answer_id}."
-            ),
-        )
-        return
-    posted = thread.post(
-        store, me, text, task_id=task_id, kind=kind, to=to, in_reply_to=in_reply_to, urgent=urgent
+    me = actions.human(store, as_name, os.getcwd())
+    posted = actions.post(
+        store, me, text, kind=kind, task_id=task_id, to=to, in_reply_to=in_reply_to, urgent=urgent
     )
 
     def render() -> str:
+        if posted.message:
+            return posted.message
         who = (
             ", ".join(f"{r['handle']} ({r['state']})" for r in posted.recipients)
             or "nobody else yet"
         )
-        return f"Posted {kind} #{posted.id} to task {posted.task_id} as {me.handle}; recipients: {who}."
+        return (
+            f"Posted {posted.kind} #{posted.id} to task {posted.task_id} as {me.handle};"
+            f" recipients: {who}."
+        )
 
     emit(as_json, posted, render)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("item_id", type=int)
+@click.option("--as", "as_name", default=None, help="Your name (default: your login).")
+@json_option
+@with_store
+def withdraw(store: Store, item_id: int, as_name: str | None, as_json: bool) -> None:
+    """Withdraw your own pending question or handoff ITEM_ID."""
+    done = actions.withdraw(store, actions.human(store, as_name, os.getcwd()), item_id)
+    emit(as_json, done, lambda: f"Withdrew #{item_id} (message #{done.id}).")
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("blocker_id", type=int)
+@click.argument("note", required=False)
+@click.option("--as", "as_name", default=None, help="Your name (default: your login).")
+@json_option
+@with_store
+def resolve(
+    store: Store, blocker_id: int, note: str | None, as_name: str | None, as_json: bool
+) -> None:
+    """Mark the open blocker BLOCKER_ID resolved, with an optional NOTE."""
+    done = actions.resolve_blocker(
+        store, actions.human(store, as_name, os.getcwd()), blocker_id, note
+    )
+    emit(as_json, done, lambda: f"Resolved blocker #{blocker_id} (message #{done.id}).")
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

@@ -1,138 +1,50 @@
-"""One function per lifecycle event: payload in, text to inject (or a deny reason) out."""
+"""One handler per hook event: parse the payload, call the core's use case, return its result.
+
+Every decision is in :mod:`colony_tasks.events`; these only translate the agent's payload.
+"""
 
 from __future__ import annotations
 
-from .. import activity, briefing, sessions, settings, thread
-from .. import claims as claims_mod
-from ..models import Session, record
+from .. import events
+from ..events import Event, Result
+from ..procs import agent_pid
 from ..store import Store
-from .payload import SHELL_TOOLS, WRITE_TOOLS, agent_pid, shell_command, text, tool_paths
+from .payload import text, tool_use
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-class Result(record("Result", "context deny", defaults=(None, None))):
-    """Text to inject into the agent's context, or a reason to deny a tool call."""
-
-    __slots__ = ()
-
-
-NOTHING = Result()
-
-
-def ensure_session(store: Store, payload: dict[str, Any], agent: str) -> Session:
-    """The payload's session, registered on first sight (hooks installed mid-session)."""
-    sid = text(payload, "session_id")
-    cwd = text(payload, "cwd")
-    session = store.get_session(sid) if sid else None
-    if session is None or (cwd and cwd != session.cwd) or session.ended_at is not None:
-        return sessions.register(
-            store, sid, agent=agent, cwd=cwd or ".", agent_pid=agent_pid()
-        ).session
-    store.refresh_session(sid, agent_pid=agent_pid())
-    return session
+def event_of(payload: dict[str, Any], agent: str) -> Event:
+    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), agent_pid())
 
 
 def session_start(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    sid = text(payload, "session_id")
-    joined = sessions.register(
-        store, sid, agent=agent, cwd=text(payload, "cwd") or ".", agent_pid=agent_pid()
-    )
-    if joined.new_participant:
-        thread.mark_briefed(store, joined.session, joined.task.id)
-    return Result(context=briefing.briefing(store, joined))
+    return events.session_start(store, event_of(payload, agent))
 
 
 def user_prompt_submit(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    me = ensure_session(store, payload, agent)
-    prompt = text(payload, "prompt")
-    if prompt.strip():
-        activity.record_prompt(store, me, prompt)
-    groups = [
-        thread.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
-        for task in store.tasks_of_session(me.id)
-    ]
-    parts = [briefing.delta(store, me, groups), _undeliverable(store, me)]
-    return Result(context="\n\n".join(p for p in parts if p) or None)
-
-
-def _undeliverable(store: Store, me: Session) -> str | None:
-    if not store.has_undeliverable(me.id):
-        return None
-    return briefing.undeliverable(store.undelivered_for_sender(me.id))
+    return events.prompt(store, event_of(payload, agent), text(payload, "prompt"))
 
 
 def pre_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    tool = text(payload, "tool_name")
-    if tool not in WRITE_TOOLS:
-        return NOTHING
-    raw_paths = tool_paths(tool, payload.get("tool_input"))
-    if not raw_paths:
-        return NOTHING
-    me = ensure_session(store, payload, agent)
-    rel = activity.repo_paths(store, me, raw_paths, text(payload, "cwd"))
-    lane = store.get_lane(me.lane_id) if me.lane_id else None
-    if not rel or lane is None:
-        return NOTHING
-    found = claims_mod.conflicts_for(store, me, rel, lane)
-    warning = briefing.conflict_warning(found, after=False, now=store.now())
-    if warning and any(c.live for c in found) and settings.get("claims", "mode") == "block":
-        return Result(deny=warning + "\n(claims.mode is block: this edit was denied.)")
-    return Result(context=warning)
+    tool = tool_use(payload)
+    if tool.action != "edit" or not tool.paths:
+        return events.NOTHING  # nothing to check: no need to touch the session
+    return events.before_tool(store, event_of(payload, agent), tool)
 
 
 def post_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    tool = text(payload, "tool_name")
-    me = ensure_session(store, payload, agent)
-    notes: list[str] = []
-    if tool in WRITE_TOOLS:
-        rel = activity.repo_paths(
-            store, me, tool_paths(tool, payload.get("tool_input")), text(payload, "cwd")
-        )
-        lane = store.get_lane(me.lane_id) if me.lane_id else None
-        if rel and lane is not None:
-            with store.transaction():
-                found = claims_mod.conflicts_for(store, me, rel, lane)
-                activity.record_edit(store, me, rel, tool=tool)
-                claims_mod.grant(
-                    store,
-                    me,
-                    rel,
-                    lane,
-                    task_id=activity.lane_task_id(store, me),
-                    ttl_minutes=claims_mod.AUTO_TTL_MINUTES,
-                    note=claims_mod.AUTO_NOTE,
-                )
-            warning = briefing.conflict_warning(
-                [c for c in found if c.live], after=True, now=store.now()
-            )
-            if warning:
-                notes.append(warning)
-    elif tool in SHELL_TOOLS:
-        command = shell_command(payload.get("tool_input"))
-        if command.strip():
-            activity.record_command(store, me, command, tool=tool)
-    for extra in (
-        briefing.mid_turn(store, me, thread.deliver_directed(store, me)),
-        _undeliverable(store, me),
-    ):
-        if extra:
-            notes.append(extra)
-    return Result(context="\n\n".join(notes) if notes else None)
+    return events.after_tool(store, event_of(payload, agent), tool_use(payload))
 
 
 def stop(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    ensure_session(store, payload, agent)
-    return NOTHING
+    return events.stop(store, event_of(payload, agent))
 
 
 def session_end(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    sid = text(payload, "session_id")
-    if sid and store.get_session(sid) is not None:
-        thread.end_session(store, sid)
-    return NOTHING
+    return events.session_end(store, event_of(payload, agent))
 
 
 HANDLERS = {

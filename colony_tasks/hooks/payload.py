@@ -1,8 +1,8 @@
-"""Reading hook payloads: which agent sent it, which files a tool touches, the agent process."""
+"""Reading hook payloads: which agent sent it, which tool it ran and on which files."""
 
 from __future__ import annotations
 
-import os
+from ..events import ToolUse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -12,7 +12,6 @@ CLAUDE_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 CODEX_PATCH_TOOLS = frozenset({"apply_patch"})
 WRITE_TOOLS = CLAUDE_WRITE_TOOLS | CODEX_PATCH_TOOLS
 SHELL_TOOLS = frozenset({"Bash", "PowerShell", "shell", "exec_command"})
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
@@ -82,44 +81,12 @@ def shell_command(tool_input: Any) -> str:
     return command if isinstance(command, str) else ""
 
 
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(command name, parent pid) from /proc, or None where /proc is unavailable."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
-            raw = handle.read()
-    except OSError:
-        return None
-    open_paren, close_paren = raw.find("("), raw.rfind(")")
-    if open_paren < 0 or close_paren < 0:
-        return None
-    fields = raw[close_paren + 2 :].split()
-    try:
-        return raw[open_paren + 1 : close_paren], int(fields[1])
-    except (IndexError, ValueError):
-        return None
-
-
-def agent_pid() -> int:
-    """The agent process this hook runs under: the parent, skipping a wrapping shell."""
-    pid = os.getppid()
-    for _ in range(4):
-        info = _stat(pid)
-        if info is None or info[0] not in SHELLS or info[1] <= 1:
-            return pid
-        pid = info[1]
-    return pid
-
-
-def ancestors(limit: int = 6) -> list[int]:
-    """This process's ancestor pids, nearest first (for the MCP server's caller lookup)."""
-    chain = []
-    pid = os.getppid()
-    for _ in range(limit):
-        if pid <= 1:
-            break
-        chain.append(pid)
-        info = _stat(pid)
-        if info is None:
-            break
-        pid = info[1]
-    return chain
+def tool_use(payload: dict[str, Any]) -> ToolUse:
+    """The payload's tool call in the core's terms (edit, shell or other)."""
+    name = text(payload, "tool_name")
+    tool_input = payload.get("tool_input")
+    if name in WRITE_TOOLS:
+        return ToolUse(name, "edit", tuple(tool_paths(name, tool_input)))
+    if name in SHELL_TOOLS:
+        return ToolUse(name, "shell", (), shell_command(tool_input))
+    return ToolUse(name, "other")

@@ -1,23 +1,33 @@
-"""What a human does from the viewer, through the same core calls as the CLI.
+"""What a human does from the viewer, through the same core actions as the CLI.
 
-A post goes through :func:`colony_tasks.thread.post` (or :func:`thread.answer`), a chain turn
-through :func:`colony_tasks.chains.say` and :func:`chains.pass_turn`, as the human session of
-:func:`colony_tasks.sessions.human_session`. The core's rules (the chain turn rule included)
-apply unchanged; its :class:`~colony_tasks.errors.ColonyError` sentences reach the page as they are.
+Form fields are parsed here; posting, answering (``kind=answer`` with a reply-to) and passing a
+chain's turn are :mod:`colony_tasks.actions` calls made as the human session, so the core's
+rules (the chain turn rule included) apply unchanged and its
+:class:`~colony_tasks.errors.ColonyError` sentences reach the page as they are.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import chains, thread
+from .. import actions
 from ..errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
+from ..kinds import POSTABLE_KINDS
 from ..models import Session
-from ..sessions import get_task, human_session
 from ..store import Store
 
-FORM_KINDS = ("note", "question", "answer", "decision", "blocker")
+FORM_KINDS = POSTABLE_KINDS
 STATUS = {NotFound: 404, InvalidInput: 400, NotAllowed: 403, Conflict: 409}
+# How the viewer words the core's next steps (colony_tasks.errors.STEPS): its own pages.
+STEP_WORDING = {
+    "list_tasks": "See the open tasks on the lanes page.",
+    "list_sessions": "See who is here on the sessions page.",
+    "show_task": "See who is on task {task_id} on its page.",
+    "withdraw": "To take it back: `colony-tasks withdraw {item_id}`.",
+    "chain_add": "Give {who} the turn to add it to chain {chain_id}.",
+    "chain_create": "Start a chain with `colony-tasks chain create NAME`.",
+    "embed": "Run `colony-tasks embed` first.",
+}
 
 
 def status_for(error: ColonyError) -> int:
@@ -39,7 +49,7 @@ def _int_or_none(value: Any, what: str) -> int | None:
 
 def me(store: Store, name: str | None, cwd: str) -> Session:
     """The viewer's human session (registered, or refreshed, on each action)."""
-    return human_session(store, name, cwd)
+    return actions.human(store, name, cwd)
 
 
 def post_message(
@@ -47,36 +57,26 @@ def post_message(
 ) -> dict[str, Any]:
     """Post ``fields`` (text, kind, to, reply_to, urgent) to a task as the human.
 
-    In a chain the text is the human's turn (:func:`chains.say`). An answer to a question that
-    someone else answered first is kept as a note; ``notice`` then says so.
+    An answer to a question that someone else answered first is kept as a note; ``notice``
+    then says so.
     """
-    task = get_task(store, task_id)
-    text = str(fields.get("text") or "")
     kind = str(fields.get("kind") or "note")
-    to = str(fields.get("to") or "").strip() or None
-    reply_to = _int_or_none(fields.get("reply_to"), "reply-to")
-    urgent = str(fields.get("urgent") or "").lower() in ("1", "on", "true", "yes")
     if kind not in FORM_KINDS:
         raise InvalidInput(f"Unknown kind {kind!r}; use one of {', '.join(FORM_KINDS)}.")
+    reply_to = _int_or_none(fields.get("reply_to"), "reply-to")
     if kind == "answer" and reply_to is None:
         raise InvalidInput("An answer needs the number of the question it answers.")
-    human = me(store, name, cwd)
-    if task.mode == "chain" and kind == "note" and to is None and reply_to is None:
-        posted = chains.say(store, human, task.id, text)
-        return {"id": posted.id, "task_id": task.id, "kind": posted.kind, "notice": None}
-    if kind == "answer":
-        result = thread.answer(store, human, int(reply_to or 0), text)
-        post_id = result.answer_id if result.ok else result.note_id
-        return {
-            "id": post_id,
-            "task_id": task.id,
-            "kind": "answer",
-            "notice": result.message or None,
-        }
-    posted = thread.post(
-        store, human, text, task_id=task.id, kind=kind, to=to, in_reply_to=reply_to, urgent=urgent
+    posted = actions.post(
+        store,
+        me(store, name, cwd),
+        str(fields.get("text") or ""),
+        kind=kind,
+        task_id=task_id,
+        to=str(fields.get("to") or "").strip() or None,
+        in_reply_to=reply_to,
+        urgent=str(fields.get("urgent") or "").lower() in ("1", "on", "true", "yes"),
     )
-    return {"id": posted.id, "task_id": task.id, "kind": posted.kind, "notice": None}
+    return {"id": posted.id, "task_id": posted.task_id, "kind": kind, "notice": posted.message}
 
 
 def pass_turn(
@@ -86,7 +86,7 @@ def pass_turn(
     target = str(fields.get("to") or "").strip()
     if not target:
         raise InvalidInput("Choose who gets the turn.")
-    posted = chains.pass_turn(
+    posted = actions.chain_pass(
         store, me(store, name, cwd), chain_id, target, str(fields.get("prompt") or "")
     )
     return {"id": posted.id, "task_id": chain_id, "kind": "turn", "notice": None}

@@ -20,10 +20,10 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from ..errors import ColonyError
+from ..errors import ColonyError, describe
 from ..store import Store
 from . import api, pages
-from .actions import status_for
+from .actions import STEP_WORDING, status_for
 from .context import Viewer, base_context, viewer_of
 from .security import Guard
 from .templating import respond
@@ -78,9 +78,9 @@ async def _core_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, ColonyError)
     status = status_for(error)
     if _wants_json(request):
-        return JSONResponse({"error": str(error)}, status_code=status)
+        return JSONResponse({"error": describe(error, STEP_WORDING)}, status_code=status)
     context = base_context(request, viewer_of(request))
-    context.update(title="Not available", message=str(error), status=status)
+    context.update(title="Not available", message=describe(error, STEP_WORDING), status=status)
     return respond(viewer_of(request).env, "error.html", context, status)
 
 

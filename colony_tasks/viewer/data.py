@@ -8,19 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import actions
 from .. import claims as claims_mod
-from .. import thread
-from ..errors import ColonyError
+from ..errors import ColonyError, describe
+from ..kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
 from ..models import Observation, Session, Task
 from ..search import Searcher
-from ..sessions import get_task
 from ..store import Store
+from ..tasks import get_task
+from .actions import STEP_WORDING
 
 ONLINE_SECONDS = 5 * 60
 THREAD_LIMIT = 500
-MESSAGE_KINDS = thread.THREAD_KINDS
-ACTIVITY_KINDS = ("prompt", "edit", "command")
-WAITING_KINDS = ("question", "handoff", "blocker")
+MESSAGE_KINDS = THREAD_KINDS
+ACTIVITY_KINDS = (ObsKind.PROMPT, ObsKind.EDIT, ObsKind.COMMAND)
+WAITING_KINDS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.BLOCKER)
 
 
 def presence(session: Session, now: float) -> str:
@@ -45,27 +47,21 @@ def person(session: Session, now: float) -> dict[str, Any]:
     }
 
 
-def _handle(store: Store, people: dict[str, dict[str, Any]], session_id: str | None) -> str | None:
-    if not session_id:
-        return None
-    if session_id in people:
-        return people[session_id]["handle"]
-    found = store.get_session(session_id)
-    return found.handle if found else session_id
-
-
 # -- lanes and tasks --------------------------------------------------------------------------
 
 
 def overview(store: Store, *, limit: int = 200) -> dict[str, Any]:
     """Every open task with its lane, participants, waiting items; chains listed apart."""
     now = store.now()
-    rows = store.list_tasks(status="open", limit=limit)
+    rows = actions.task_list(store, status=TaskStatus.OPEN, limit=limit)
     ids = [row["id"] for row in rows]
     members = store.participants_by_task(ids)
     waiting: dict[int, dict[str, list[Observation]]] = {i: {} for i in ids}
     for obs in store.open_items(
-        kinds=WAITING_KINDS, statuses=("pending", "open"), task_ids=ids, limit=5000
+        kinds=WAITING_KINDS,
+        statuses=(ItemStatus.PENDING, ItemStatus.OPEN),
+        task_ids=ids,
+        limit=5000,
     ):
         waiting[obs.task_id].setdefault(obs.kind, []).append(obs)
     tasks, chains = [], []
@@ -78,10 +74,10 @@ def overview(store: Store, *, limit: int = 200) -> dict[str, Any]:
             "questions": waiting[row["id"]].get("question", []),
             "handoffs": waiting[row["id"]].get("handoff", []),
             "blockers": waiting[row["id"]].get("blocker", []),
-            "coordinator_handle": _handle(store, people, row["coordinator"]),
-            "turn_holder_handle": _handle(store, people, row["turn_holder"]),
+            "coordinator_handle": row["coordinator"],
+            "turn_holder_handle": row["turn_holder"],
         }
-        (chains if row["mode"] == "chain" else tasks).append(item)
+        (chains if row["mode"] == TaskMode.CHAIN else tasks).append(item)
     return {"now": now, "tasks": tasks, "chains": chains}
 
 
@@ -123,7 +119,7 @@ def thread_kinds(activity: bool) -> tuple[str, ...]:
 def thread_state(store: Store, task: Task) -> dict[str, Any]:
     """The parts of a thread page that change as it goes: header, sidebar, open items."""
     now = store.now()
-    info = thread.summary(store, task.id)
+    info = actions.show_task(store, task.id)
     people = {s.id: person(s, now) for s in info["participants"]}
     return {
         "now": now,
@@ -135,8 +131,8 @@ def thread_state(store: Store, task: Task) -> dict[str, Any]:
         "blockers": info["blockers"],
         "claims": info["claims"],
         "undelivered": info["undelivered"],
-        "coordinator_handle": _handle(store, people, task.coordinator),
-        "turn_holder_handle": _handle(store, people, task.turn_holder),
+        "coordinator_handle": info["coordinator"],
+        "turn_holder_handle": info["turn_holder"],
     }
 
 
@@ -234,9 +230,9 @@ def search_view(store: Store, query: str, *, limit: int = 50) -> dict[str, Any]:
     if not query:
         return {"query": "", "hits": [], "error": None}
     try:
-        hits = Searcher(store).search(query, limit=limit)
+        hits = actions.search(Searcher(store), query, limit=limit)
     except ColonyError as error:
-        return {"query": query, "hits": [], "error": str(error)}
+        return {"query": query, "hits": [], "error": describe(error, STEP_WORDING)}
     titles: dict[int, str] = {}
     for task_id in {hit.task_id for hit in hits if hit.task_id is not None}:
         found = store.get_task(task_id)

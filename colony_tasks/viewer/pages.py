@@ -15,8 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ColonyError
+from ..errors import ColonyError, describe
 from . import actions, data
+from .actions import STEP_WORDING
 from .context import Viewer, base_context, checked_fields, token_redirect, viewer_of
 from .templating import render_html, respond
 
@@ -179,7 +180,7 @@ async def _act(request: Request, action: Any, form: str) -> Response:
             activity=activity,
             status=actions.status_for(error),
             draft=draft,
-            error=str(error),
+            error=describe(error, STEP_WORDING),
             failed_form=form,
         )
     if result.get("notice"):

@@ -1,0 +1,305 @@
+"""The actions a session takes on purpose: one function per use case, for every front end.
+
+The MCP tools, the CLI and the viewer resolve *who* is acting (a :class:`Session`), call one
+function here, and render what it returns; none of them routes, looks up handles or applies a
+rule of its own. Each function delegates to the module that owns the concept (posts,
+handoffs, claims, chains, delivery, tasks) and returns plain records with handles resolved.
+The agent lifecycle events (what hooks call) are in :mod:`colony_tasks.events`.
+"""
+
+from __future__ import annotations
+
+from . import chains, delivery, handoffs, posts, tasks
+from . import claims as claims_mod
+from . import sessions as sessions_mod
+from .errors import InvalidInput
+from .kinds import ItemStatus, ObsKind, TaskStatus
+from .messages import Posted
+from .models import Observation, Session, Task, record
+from .sessions import session_of
+from .store import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .search import Hit, Searcher
+    from .tasks import StatusFilter
+
+
+class Outcome(
+    record(
+        "Outcome",
+        "id task_id kind author to recipients ok message",
+        defaults=(None, (), None, None),
+    )
+):
+    """What a post-like action stored: its id and kind, its author's handle, who it is for and
+    whether it reached them. For an answer ``ok`` says whether it was the answer (False, with
+    ``message``, when someone answered first and the text was kept as a note)."""
+
+    __slots__ = ()
+
+
+def _outcome(store: Store, me: Session, posted: Posted) -> Outcome:
+    return Outcome(posted.id, posted.task_id, posted.kind, me.handle, posted.to, posted.recipients)
+
+
+def _stored(
+    store: Store, me: Session, obs_id: int, ok: bool | None = None, message: str | None = None
+) -> Outcome:
+    obs = store.get_observation(obs_id)
+    assert obs is not None
+    return Outcome(
+        obs.id, obs.task_id, obs.kind, me.handle, obs.to, store.recipients(obs.id), ok, message
+    )
+
+
+# -- thread ---------------------------------------------------------------------------------
+
+
+def post(
+    store: Store,
+    me: Session | str,
+    text: str,
+    *,
+    kind: str = ObsKind.NOTE,
+    task_id: int | None = None,
+    to: str | None = None,
+    in_reply_to: int | None = None,
+    urgent: bool = False,
+) -> Outcome:
+    """Post to a thread; ``kind="answer"`` with ``in_reply_to`` answers that question."""
+    me = session_of(store, me)
+    result = posts.post(
+        store, me, text, task_id=task_id, kind=kind, to=to, in_reply_to=in_reply_to, urgent=urgent
+    )
+    if isinstance(result, posts.AnswerResult):
+        return _stored(store, me, result.id, result.ok, result.message or None)
+    return _outcome(store, me, result)
+
+
+def ask(
+    store: Store,
+    me: Session | str,
+    question: str,
+    *,
+    to: str | None = None,
+    task_id: int | None = None,
+    urgent: bool = False,
+) -> Outcome:
+    me = session_of(store, me)
+    return _outcome(
+        store, me, posts.ask(store, me, question, to=to, task_id=task_id, urgent=urgent)
+    )
+
+
+def answer(store: Store, me: Session | str, question_id: int, text: str) -> posts.AnswerResult:
+    me = session_of(store, me)
+    return posts.answer(store, me, question_id, text)
+
+
+def withdraw(store: Store, me: Session | str, item_id: int) -> Outcome:
+    """Withdraw your own pending question or handoff."""
+    me = session_of(store, me)
+    return _stored(store, me, posts.withdraw(store, me, item_id))
+
+
+def hand_off(
+    store: Store,
+    me: Session | str,
+    summary: str,
+    *,
+    to: str | None = None,
+    files: Sequence[str] = (),
+    task_id: int | None = None,
+) -> Outcome:
+    me = session_of(store, me)
+    posted = handoffs.hand_off(store, me, summary, to=to, files=files, task_id=task_id)
+    return _outcome(store, me, posted)
+
+
+def accept_handoff(store: Store, me: Session | str, handoff_id: int) -> handoffs.Accepted:
+    me = session_of(store, me)
+    return handoffs.accept_handoff(store, me, handoff_id)
+
+
+def record_decision(
+    store: Store,
+    me: Session | str,
+    decision: str,
+    *,
+    rationale: str | None = None,
+    task_id: int | None = None,
+) -> Outcome:
+    me = session_of(store, me)
+    posted = posts.record_decision(store, me, decision, rationale=rationale, task_id=task_id)
+    return _outcome(store, me, posted)
+
+
+def report_blocker(
+    store: Store,
+    me: Session | str,
+    blocker: str,
+    *,
+    waiting_on: str | None = None,
+    task_id: int | None = None,
+) -> Outcome:
+    me = session_of(store, me)
+    posted = posts.report_blocker(store, me, blocker, waiting_on=waiting_on, task_id=task_id)
+    return _outcome(store, me, posted)
+
+
+def resolve_blocker(
+    store: Store, me: Session | str, blocker_id: int, note: str | None = None
+) -> Outcome:
+    me = session_of(store, me)
+    return _outcome(store, me, posts.resolve_blocker(store, me, blocker_id, note))
+
+
+# -- claims ---------------------------------------------------------------------------------
+
+
+def claim(
+    store: Store,
+    me: Session | str,
+    paths: Sequence[str],
+    *,
+    ttl_minutes: float = claims_mod.DEFAULT_TTL_MINUTES,
+    note: str = "",
+    task_id: int | None = None,
+) -> claims_mod.ClaimResult:
+    me = session_of(store, me)
+    return claims_mod.claim(store, me, paths, ttl_minutes=ttl_minutes, note=note, task_id=task_id)
+
+
+def release(
+    store: Store, me: Session | str, paths: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    me = session_of(store, me)
+    return claims_mod.release(store, me, paths)
+
+
+# -- chains ---------------------------------------------------------------------------------
+
+
+def chain_create(store: Store, me: Session | str, name: str) -> chains.ChainView:
+    me = session_of(store, me)
+    return chains.view(store, chains.create(store, me, name))
+
+
+def chain_add(
+    store: Store, me: Session | str, chain_id: int, participant: str, prompt: str
+) -> Outcome:
+    """Coordinator: add a session and give it the turn (it receives the full history)."""
+    me = session_of(store, me)
+    return _outcome(store, me, chains.add(store, me, chain_id, participant, prompt))
+
+
+def chain_pass(store: Store, me: Session | str, chain_id: int, to: str, prompt: str) -> Outcome:
+    """Coordinator: give the turn, adding the session first when it is new to the chain."""
+    me = session_of(store, me)
+    return _outcome(store, me, chains.give_turn(store, me, chain_id, to, prompt))
+
+
+def chain_say(store: Store, me: Session | str, chain_id: int, content: str) -> Outcome:
+    """Post to a chain as the turn holder (the same rule as any post to it)."""
+    me = session_of(store, me)
+    chains.get_chain(store, chain_id)
+    return post(store, me, content, task_id=chain_id)
+
+
+def chain_close(store: Store, me: Session | str, chain_id: int) -> chains.ChainView:
+    me = session_of(store, me)
+    return chains.view(store, chains.close(store, me, chain_id))
+
+
+def chain_show(store: Store, chain_id: int) -> tuple[chains.ChainView, list[Observation]]:
+    """A chain (roles as handles) and its whole history with turn numbers."""
+    chain = chains.get_chain(store, chain_id)
+    return chains.view(store, chain), chains.history(store, chain_id)
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def updates_since(
+    store: Store,
+    me: Session | str,
+    task_id: int | None = None,
+    *,
+    since_id: int | None = None,
+    limit: int | None = None,
+) -> delivery.Updates:
+    me = session_of(store, me)
+    return delivery.updates_since(store, me, task_id, since_id=since_id, limit=limit)
+
+
+def timeline(
+    store: Store,
+    me: Session | None,
+    task_id: int | None = None,
+    *,
+    limit: int = 30,
+    before_id: int | None = None,
+    kinds: Sequence[str] | None = None,
+) -> tuple[Task, list[Observation]]:
+    """A task's thread (default: the caller's lane task), oldest first. Reading never joins."""
+    if task_id is None:
+        if me is None:
+            raise InvalidInput("Pass task_id: without a session there is no lane task.")
+        task = tasks.default_task(store, me)
+    else:
+        task = tasks.get_task(store, task_id)
+    return task, store.timeline(task.id, limit=limit, before_id=before_id, kinds=kinds)
+
+
+def task_list(
+    store: Store, *, status: StatusFilter = TaskStatus.OPEN, limit: int = 50
+) -> list[dict[str, Any]]:
+    return tasks.list_tasks(store, status=status, limit=limit)
+
+
+def show_task(store: Store, task_id: int) -> dict[str, Any]:
+    """A task's open state: pending questions and handoffs, open blockers, decisions, claims,
+    undelivered items; chain roles as handles."""
+    task = tasks.get_task(store, task_id)
+    lane = store.get_lane(task.lane_id) if task.lane_id else None
+    return {
+        "task": task,
+        "lane": lane,
+        "coordinator": tasks.handle_of(store, task.coordinator),
+        "turn_holder": tasks.handle_of(store, task.turn_holder),
+        "participants": store.participants(task.id),
+        "questions": store.open_items(
+            kinds=(ObsKind.QUESTION,), statuses=(ItemStatus.PENDING,), task_ids=[task.id]
+        ),
+        "handoffs": store.open_items(
+            kinds=(ObsKind.HANDOFF,), statuses=(ItemStatus.PENDING,), task_ids=[task.id]
+        ),
+        "blockers": store.open_items(
+            kinds=(ObsKind.BLOCKER,), statuses=(ItemStatus.OPEN,), task_ids=[task.id]
+        ),
+        "decisions": store.timeline(task.id, limit=10, kinds=(ObsKind.DECISION,)),
+        "claims": claims_mod.list_live(store, repo_id=lane.repo_id) if lane else [],
+        "undelivered": store.undelivered_in_task(task.id),
+    }
+
+
+def search(
+    searcher: Searcher,
+    query: str,
+    *,
+    limit: int = 20,
+    task_id: int | None = None,
+    kinds: Sequence[str] | None = None,
+    semantic: bool | None = None,
+) -> list[Hit]:
+    """Search everything recorded; one searcher per process keeps its vector index warm."""
+    return searcher.search(query, limit=limit, task_id=task_id, kinds=kinds, semantic=semantic)
+
+
+def human(store: Store, name: str | None, cwd: str) -> Session:
+    """The session a human at the CLI or in the viewer acts as (one per name)."""
+    return sessions_mod.human_session(store, name, cwd)

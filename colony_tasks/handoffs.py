@@ -1,0 +1,91 @@
+"""Handoffs: one session hands work (and its files' claims) to another.
+
+A handoff waits until someone it is addressed to accepts it; accepting moves the listed files'
+claims from the author to the acceptor in the same transaction. Standard library only.
+"""
+
+from __future__ import annotations
+
+from . import chains
+from . import claims as claims_mod
+from .errors import Conflict, InvalidInput, NotAllowed
+from .kinds import ItemStatus, ObsKind
+from .messages import Posted, addressed_to
+from .models import Session, record
+from .posts import pending_item, write
+from .sessions import find_session, session_of
+from .store import Store
+from .tasks import get_task
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+
+class Accepted(record("Accepted", "handoff_id accept_id claims")):
+    """An accepted handoff and the claims that moved to the acceptor."""
+
+    __slots__ = ()
+
+
+def hand_off(
+    store: Store,
+    session: Session | str,
+    summary: str,
+    *,
+    to: str | None = None,
+    files: Sequence[str] = (),
+    task_id: int | None = None,
+) -> Posted:
+    """A pending handoff; accepting it transfers the listed files' claims to the acceptor."""
+    session = session_of(store, session)
+    rel: list[str] = []
+    if files:
+        lane = claims_mod.session_lane(store, session)
+        rel = list(
+            dict.fromkeys(claims_mod.normalize(f, lane=lane, cwd=session.cwd) for f in files)
+        )
+    return write(
+        store, session, summary, task_id=task_id, kind=ObsKind.HANDOFF, to=to, meta={"files": rel}
+    )
+
+
+def accept_handoff(store: Store, session: Session | str, handoff_id: int) -> Accepted:
+    """Accept a handoff: its files' claims move to the acceptor, all in one transaction."""
+    session = session_of(store, session)
+    with store.transaction():
+        handoff = pending_item(store, handoff_id, ObsKind.HANDOFF)
+        task = get_task(store, handoff.task_id)
+        chains.check_writable(store, task, session)
+        if handoff.status == ItemStatus.ACCEPTED:
+            _, by = store.resolution(handoff.id)
+            who = find_session(store, by).handle if by else "someone"
+            raise Conflict(f"Handoff {handoff.id} was already accepted by {who}.")
+        if handoff.status == ItemStatus.WITHDRAWN:
+            raise Conflict(f"Handoff {handoff.id} was withdrawn by its author.")
+        if handoff.session_id == session.id:
+            raise InvalidInput(f"Handoff {handoff.id} is your own.", "withdraw", item_id=handoff.id)
+        if not addressed_to(handoff, session):
+            raise NotAllowed(f"Handoff {handoff.id} is addressed to {handoff.to}, not to you.")
+        files = [f for f in handoff.meta.get("files", []) if isinstance(f, str)]
+        granted: list[dict[str, Any]] = []
+        if files:
+            author = find_session(store, handoff.session_id)
+            lane = claims_mod.session_lane(store, author)
+            store.release_claims(author.id, patterns=files, repo_id=lane.repo_id)
+            granted = claims_mod.grant(
+                store, session, files, lane, task_id=task.id, note=f"from handoff #{handoff.id}"
+            )
+        store.set_observation_status(handoff.id, ItemStatus.ACCEPTED, resolved_by=session.id)
+        posted = chains.insert(
+            store,
+            task,
+            session,
+            ObsKind.ACCEPT,
+            f"accepted handoff #{handoff.id}" + (f": {', '.join(files)}" if files else ""),
+            to=handoff.handle,
+            in_reply_to=handoff.id,
+            meta={"files": files},
+        )
+        return Accepted(handoff.id, posted.id, granted)

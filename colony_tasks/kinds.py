@@ -1,0 +1,100 @@
+"""The typed vocabularies of the core: agent kinds, task modes and statuses, observation kinds,
+item statuses and delivery states. Defined once here; every module, filter and front end uses
+these names (a front end that needs a ``Literal`` for its schema is tested against them).
+
+``StrEnum`` members are plain strings to SQLite, JSON and comparisons, so rows written before
+these types existed read back unchanged. Standard library only (``enum`` is already loaded by
+``re`` on the hook path, so this module costs nothing extra there).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class AgentKind(StrEnum):
+    CLAUDE = "claude"
+    CODEX = "codex"
+    HUMAN = "human"
+
+
+class TaskMode(StrEnum):
+    LANE = "lane"  # the one open task of a lane (repository + branch)
+    TASK = "task"  # created explicitly
+    CHAIN = "chain"  # turn-taking: one coordinator, one turn holder
+
+
+class TaskStatus(StrEnum):
+    OPEN = "open"
+    DONE = "done"  # closed (a chain closed by its coordinator, a finished task)
+
+
+class ObsKind(StrEnum):
+    # what agents do
+    PROMPT = "prompt"
+    EDIT = "edit"
+    COMMAND = "command"
+    # thread messages
+    NOTE = "note"
+    QUESTION = "question"
+    ANSWER = "answer"
+    HANDOFF = "handoff"
+    ACCEPT = "accept"
+    DECISION = "decision"
+    BLOCKER = "blocker"
+    # thread events
+    CLAIM = "claim"
+    RELEASE = "release"
+    WITHDRAW = "withdraw"
+    TURN = "turn"  # a chain turn passed, taken, started or closed
+    GUARD = "guard"  # the loop guard refused an agent request
+
+
+class ItemStatus(StrEnum):
+    """The state of an item that waits on someone."""
+
+    PENDING = "pending"  # a question or handoff nobody has acted on
+    ANSWERED = "answered"
+    ACCEPTED = "accepted"
+    WITHDRAWN = "withdrawn"
+    OPEN = "open"  # a blocker
+    RESOLVED = "resolved"
+
+
+class DeliveryState(StrEnum):
+    """Whether a directed message has reached one recipient's context."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    UNDELIVERABLE = "undeliverable"  # the recipient ended first
+    REPORTED = "undeliverable-reported"  # ... and the sender was told
+
+
+# Plain-string tuples: for membership tests, CLI choices and SQL parameters.
+AGENT_KINDS: tuple[str, ...] = tuple(k.value for k in AgentKind)
+TASK_STATUSES: tuple[str, ...] = tuple(s.value for s in TaskStatus)
+MESSAGE_KINDS: tuple[ObsKind, ...] = (
+    ObsKind.NOTE,
+    ObsKind.QUESTION,
+    ObsKind.ANSWER,
+    ObsKind.HANDOFF,
+    ObsKind.ACCEPT,
+    ObsKind.DECISION,
+    ObsKind.BLOCKER,
+)
+THREAD_KINDS: tuple[ObsKind, ...] = (
+    *MESSAGE_KINDS,
+    ObsKind.CLAIM,
+    ObsKind.RELEASE,
+    ObsKind.WITHDRAW,
+    ObsKind.TURN,
+    ObsKind.GUARD,
+)
+# What a participant may post directly; answers route to answering a question.
+POSTABLE_KINDS: tuple[ObsKind, ...] = (
+    ObsKind.NOTE,
+    ObsKind.QUESTION,
+    ObsKind.ANSWER,
+    ObsKind.DECISION,
+    ObsKind.BLOCKER,
+)
