@@ -182,6 +182,26 @@ CREATE INDEX recipients_undeliverable ON recipients(observation_id)
     WHERE state = 'undeliverable';
 """
 
+# One vocabulary for task status and mode (colony_tasks.kinds): closing a chain used to set
+# 'completed' while every filter asked for 'done'. The triggers make the store refuse any other
+# value, whatever a client sends.
+TASK_VOCABULARY = """
+UPDATE tasks SET status = 'done' WHERE status != 'open';
+CREATE TRIGGER tasks_vocabulary_insert BEFORE INSERT ON tasks
+WHEN NEW.status NOT IN ('open', 'done') OR NEW.mode NOT IN ('lane', 'task', 'chain')
+BEGIN SELECT RAISE(ABORT, 'task status must be open or done; mode lane, task or chain'); END;
+CREATE TRIGGER tasks_vocabulary_update BEFORE UPDATE OF status, mode ON tasks
+WHEN NEW.status NOT IN ('open', 'done') OR NEW.mode NOT IN ('lane', 'task', 'chain')
+BEGIN SELECT RAISE(ABORT, 'task status must be open or done; mode lane, task or chain'); END;
+"""
+
+# A glob claim keeps the regular expression that gitignore semantics compile it to (by
+# pathspec, when the claim is made), so a hook matches an edited path with the standard
+# library's re instead of importing pathspec on every edit.
+CLAIM_REGEX = """
+ALTER TABLE claims ADD COLUMN regex TEXT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -189,6 +209,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "chains", CHAINS),
     Migration(5, "paths_key_first", PATHS_ORDER),
     Migration(6, "undeliverable_index", UNDELIVERABLE),
+    Migration(7, "task_vocabulary", TASK_VOCABULARY),
+    Migration(8, "claim_regex", CLAIM_REGEX),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ..kinds import TaskMode, TaskStatus
 from ..models import Session, Task
 from .base import StoreBase
 from .sessions import SESSION_COLUMNS
@@ -41,7 +42,7 @@ class TasksMixin(StoreBase):
         self,
         title: str,
         *,
-        mode: str = "task",
+        mode: TaskMode = TaskMode.TASK,
         lane_id: int | None = None,
         created_by: str | None = None,
         coordinator: str | None = None,
@@ -62,14 +63,20 @@ class TasksMixin(StoreBase):
         row = self._one("SELECT turn_seq FROM tasks WHERE id = ?", (task_id,))
         return int(row[0]) if row else 0
 
-    def set_task_status(self, task_id: int, status: str) -> None:
+    def set_task_status(self, task_id: int, status: TaskStatus) -> None:
         closed = None if status == "open" else self.now()
         self._run(
             "UPDATE tasks SET status = ?, closed_at = ? WHERE id = ?", (status, closed, task_id)
         )
 
-    def list_tasks(self, *, status: str = "open", limit: int = 100) -> list[dict[str, Any]]:
-        """Tasks with their lane and the time of their last observation, newest activity first."""
+    def list_tasks(
+        self, *, status: str = TaskStatus.OPEN, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """Tasks with their lane and the time of their last observation, newest activity first.
+
+        The last observation is found by id on ``observations_task`` (one index probe per
+        task, whatever the task's size): ids grow with time.
+        """
         where = "" if status == "all" else "WHERE t.status = ?"
         params: list[Any] = [] if status == "all" else [status]
         rows = self._all(
@@ -78,7 +85,8 @@ class TasksMixin(StoreBase):
                    t.closed_at, t.coordinator, t.turn_holder, t.turn_seq,
                    l.repo_name, l.root, l.branch,
                    (SELECT COUNT(*) FROM participants p WHERE p.task_id = t.id) AS participants,
-                   COALESCE((SELECT MAX(o.created_at) FROM observations o WHERE o.task_id = t.id),
+                   COALESCE((SELECT o.created_at FROM observations o WHERE o.task_id = t.id
+                             ORDER BY o.id DESC LIMIT 1),
                             t.created_at) AS last_activity
             FROM tasks t LEFT JOIN lanes l ON l.id = t.lane_id
             {where}

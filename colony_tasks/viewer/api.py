@@ -63,7 +63,8 @@ def _thread(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def tasks(request: Request) -> Response:
-    found = data.overview(viewer_of(request).store)
+    status = request.query_params.get("status", "open")
+    found = data.overview(viewer_of(request).store, status=status)
     return _json({"tasks": found["tasks"], "chains": found["chains"]})
 
 

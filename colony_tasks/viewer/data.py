@@ -50,10 +50,10 @@ def person(session: Session, now: float) -> dict[str, Any]:
 # -- lanes and tasks --------------------------------------------------------------------------
 
 
-def overview(store: Store, *, limit: int = 200) -> dict[str, Any]:
-    """Every open task with its lane, participants, waiting items; chains listed apart."""
+def overview(store: Store, *, status: str = TaskStatus.OPEN, limit: int = 200) -> dict[str, Any]:
+    """Tasks (open by default) with their lane, participants, waiting items; chains apart."""
     now = store.now()
-    rows = actions.task_list(store, status=TaskStatus.OPEN, limit=limit)
+    rows = actions.task_list(store, status=status, limit=limit)
     ids = [row["id"] for row in rows]
     members = store.participants_by_task(ids)
     waiting: dict[int, dict[str, list[Observation]]] = {i: {} for i in ids}
