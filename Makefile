@@ -24,6 +24,7 @@ install: $(STAMP)
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: install
 	$(BIN)/ruff format .
@@ -51,7 +52,7 @@ test-all: browser
 	$(BIN)/python -m pytest
 
 demo: install
-	$(BIN)/python -m colony_tasks.demo
+	$(BIN)/python demo/demo.py
 
 # Benchmarks print medians and same-run ratios; bench/check.py is the hook latency gate
 # (fails when a gated hook's p50 exceeds 1.6x the baseline). Full-size runs: drop --quick.

@@ -25,11 +25,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .search import Hit, Searcher
-    from .tasks import StatusFilter
 
 
 class Outcome(
-    record(
+    record(  # type: ignore[misc]
         "Outcome",
         "id task_id kind author to recipients ok message",
         defaults=(None, (), None, None),
@@ -256,7 +255,7 @@ def timeline(
 
 
 def task_list(
-    store: Store, *, status: StatusFilter = TaskStatus.OPEN, limit: int = 50
+    store: Store, *, status: str = TaskStatus.OPEN, limit: int = 50
 ) -> list[dict[str, Any]]:
     return tasks.list_tasks(store, status=status, limit=limit)
 

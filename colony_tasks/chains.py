@@ -36,7 +36,7 @@ HISTORY_CHARS = 400
 CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
 
 
-class ChainView(record("ChainView", "chain_id title status coordinator turn_holder")):
+class ChainView(record("ChainView", "chain_id title status coordinator turn_holder")):  # type: ignore[misc]
     """A chain for display: roles as handles; no turn holder once it is closed."""
 
     __slots__ = ()
@@ -76,7 +76,7 @@ def insert(
     chain = task.mode == TaskMode.CHAIN
     turn = store.next_turn(task.id) if chain else None
     posted = messages.insert_message(store, task, session, kind, body, turn=turn, **fields)
-    if chain and kind != ObsKind.TURN and session.id != task.coordinator:
+    if chain and kind != ObsKind.TURN and session.id != task.coordinator and task.coordinator:
         store.set_turn_holder(task.id, task.coordinator)
     return posted
 
@@ -236,8 +236,9 @@ def turn_block(store: Store, me: Session | str, turn: Observation) -> str:
     """The one block a session receives with its turn: the history it needs, then the prompt."""
     me = session_of(store, me)
     since = int(turn.meta.get("since") or 0)
-    items = [o for o in history(store, turn.task_id, after_id=since) if o.id < turn.id]
-    task = get_task(store, turn.task_id)
+    chain_id = int(turn.task_id or 0)
+    items = [o for o in history(store, chain_id, after_id=since) if o.id < turn.id]
+    task = get_task(store, chain_id)
     what = "the full history" if since == 0 else "what was said since you last spoke"
     lines = [f"colony-tasks — chain #{task.id} “{task.title}”: it is your turn ({what}):"]
     skipped = max(0, len(items) - HISTORY_ITEMS)

@@ -35,7 +35,7 @@ GLOB_CHARS = frozenset("*?[")
 
 
 class Holder(
-    record(
+    record(  # type: ignore[misc]
         "Holder",
         "claim_id pattern handle session_id agent since expires_at stale other_lane branch note",
         defaults=("",),
@@ -46,13 +46,13 @@ class Holder(
     __slots__ = ()
 
 
-class RecentEdit(record("RecentEdit", "observation_id handle session_id at other_lane")):
+class RecentEdit(record("RecentEdit", "observation_id handle session_id at other_lane")):  # type: ignore[misc]
     """Another session's edit of a path in the last 30 minutes."""
 
     __slots__ = ()
 
 
-class PathConflict(record("PathConflict", "path claims recent_edits")):
+class PathConflict(record("PathConflict", "path claims recent_edits")):  # type: ignore[misc]
     """What another session holds or recently did on one path."""
 
     __slots__ = ()
@@ -63,7 +63,7 @@ class PathConflict(record("PathConflict", "path claims recent_edits")):
         return [h for h in self.claims if not h.other_lane and not h.stale]
 
 
-class ClaimResult(record("ClaimResult", "granted conflicts")):
+class ClaimResult(record("ClaimResult", "granted conflicts")):  # type: ignore[misc]
     """Claims are always granted; conflicts come back beside the grant."""
 
     __slots__ = ()

@@ -21,7 +21,7 @@ from .tasks import task_for
 TOUCHED_WINDOW = 24 * 3600
 
 
-class Updates(record("Updates", "task_id items remaining cursor")):
+class Updates(record("Updates", "task_id items remaining cursor")):  # type: ignore[misc]
     """Items not yet given to a reader; ``remaining`` are left for the next call."""
 
     __slots__ = ()
@@ -137,7 +137,7 @@ def deliver_directed(store: Store, session: Session | str) -> list[Observation]:
         store.mark_delivered(session.id, [o.id for o in items])
         for turn in (o for o in items if _is_my_turn(o, session)):
             # The turn block carries the chain's history: do not deliver it again piecemeal.
-            store.set_cursor(turn.task_id, session.id, turn.id - 1)
+            store.set_cursor(int(turn.task_id or 0), session.id, turn.id - 1)
     return items
 
 

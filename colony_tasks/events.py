@@ -20,21 +20,21 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-class Event(record("Event", "session_id agent cwd agent_pid", defaults=(None,))):
+class Event(record("Event", "session_id agent cwd agent_pid", defaults=(None,))):  # type: ignore[misc]
     """Who raised a lifecycle event: the agent's session id, its kind, its working folder and
     the agent process the hook runs under."""
 
     __slots__ = ()
 
 
-class ToolUse(record("ToolUse", "name action paths command", defaults=((), ""))):
+class ToolUse(record("ToolUse", "name action paths command", defaults=((), ""))):  # type: ignore[misc]
     """A tool call in our terms: ``action`` is ``edit`` (``paths`` are the files it writes),
     ``shell`` (``command`` is what it runs) or ``other``."""
 
     __slots__ = ()
 
 
-class Result(record("Result", "context deny", defaults=(None, None))):
+class Result(record("Result", "context deny", defaults=(None, None))):  # type: ignore[misc]
     """Text to inject into the agent's context, or a reason to deny a tool call."""
 
     __slots__ = ()

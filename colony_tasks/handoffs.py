@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Accepted(record("Accepted", "handoff_id accept_id claims")):
+class Accepted(record("Accepted", "handoff_id accept_id claims")):  # type: ignore[misc]
     """An accepted handoff and the claims that moved to the acceptor."""
 
     __slots__ = ()

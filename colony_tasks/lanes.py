@@ -14,7 +14,7 @@ import os
 from .models import record
 
 
-class LaneInfo(record("LaneInfo", "repo_id root repo_name branch git_dir", defaults=(None,))):
+class LaneInfo(record("LaneInfo", "repo_id root repo_name branch git_dir", defaults=(None,))):  # type: ignore[misc]
     """``repo_id``: real path of the git common dir (or of the folder outside git);
     ``root``: the working tree's top folder, which paths are relative to."""
 

@@ -25,7 +25,7 @@ MAX_MESSAGE_CHARS = 16_000
 DIRECTED_REQUESTS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)
 
 
-class Posted(record("Posted", "id task_id kind to recipients")):
+class Posted(record("Posted", "id task_id kind to recipients")):  # type: ignore[misc]
     """A stored message and, per recipient, whether it has reached its context yet."""
 
     __slots__ = ()

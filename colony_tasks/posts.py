@@ -32,7 +32,7 @@ INITIAL_STATUS = {
 
 
 class AnswerResult(
-    record(
+    record(  # type: ignore[misc]
         "AnswerResult",
         "ok question_id answer_id answered_by note_id message",
         defaults=(None, None, None, ""),

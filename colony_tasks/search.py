@@ -27,7 +27,7 @@ STOPWORDS = frozenset(
 SNIPPET_CHARS = 200
 
 
-class Hit(record("Hit", "id kind author task_id created_at snippet score")):
+class Hit(record("Hit", "id kind author task_id created_at snippet score")):  # type: ignore[misc]
     """A compact search result; full records come from ``get_observations``."""
 
     __slots__ = ()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 HANDLE_RE = re.compile(r"[^a-z0-9_.-]+")
 
 
-class Joined(record("Joined", "session lane task new_session new_participant")):
+class Joined(record("Joined", "session lane task new_session new_participant")):  # type: ignore[misc]
     """The result of :func:`register`: the session, its lane and lane task, what was new."""
 
     __slots__ = ()
@@ -125,7 +125,7 @@ def human_session(store: Store, name: str | None, cwd: str) -> Session:
     return joined.session
 
 
-def find_session(store: Store, ref: str) -> Session:
+def find_session(store: Store, ref: str | None) -> Session:
     """A session by id or handle, or :class:`NotFound` with the next step."""
     ref = (ref or "").strip()
     session = store.get_session(ref) or store.get_session_by_handle(ref)

@@ -11,17 +11,11 @@ from .kinds import TASK_STATUSES, TaskMode, TaskStatus
 from .models import Session, Task
 from .store import Store
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Literal
-
-    StatusFilter = TaskStatus | Literal["all"]
-
 STATUS_FILTERS: tuple[str, ...] = (*TASK_STATUSES, "all")
 
 
-def get_task(store: Store, task_id: int) -> Task:
-    task = store.get_task(int(task_id))
+def get_task(store: Store, task_id: int | None) -> Task:
+    task = store.get_task(int(task_id)) if task_id is not None else None
     if task is None:
         raise NotFound(f"Task {task_id} does not exist.", "list_tasks")
     return task
@@ -68,8 +62,10 @@ def handle_of(store: Store, session_id: str | None) -> str | None:
     return found.handle if found else session_id
 
 
-def list_tasks(store: Store, *, status: StatusFilter = TaskStatus.OPEN, limit: int = 50):
-    """Tasks with their lane, participants count and last activity, newest activity first."""
+def list_tasks(store: Store, *, status: str = TaskStatus.OPEN, limit: int = 50) -> list[dict]:
+    """Tasks with their lane, participants count and last activity, newest activity first.
+
+    ``status`` is a user's filter (one of :data:`STATUS_FILTERS`), checked here."""
     if status not in STATUS_FILTERS:
         raise InvalidInput(
             f"Unknown task status {status!r}; use one of {', '.join(STATUS_FILTERS)}."

@@ -8,7 +8,7 @@ pydantic would publish them in every output schema, and ``tools/list`` must stay
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -192,7 +192,11 @@ def delivery(recipients: list[dict[str, Any]]) -> dict[str, str]:
     return {r["handle"]: r["state"] for r in recipients}
 
 
-def posted(result: Any, model: type[P] = Posted) -> P:
+@overload
+def posted(result: Any) -> Posted: ...
+@overload
+def posted(result: Any, model: type[P]) -> P: ...
+def posted(result: Any, model: type[Posted] = Posted) -> Posted:
     """From the core's ``actions.Outcome`` (as ``model``: :class:`Posted` or :class:`PostResult`)."""
     extra = {} if model is Posted else {"ok": result.ok, "message": result.message}
     return model(

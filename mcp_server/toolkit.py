@@ -62,7 +62,9 @@ class AppState:
 
 
 def state(ctx: Context) -> AppState:
-    return ctx.request_context.lifespan_context
+    app = ctx.request_context.lifespan_context
+    assert isinstance(app, AppState)
+    return app
 
 
 def store(ctx: Context) -> Store:
@@ -111,7 +113,7 @@ def build(fn: Callable) -> ColonyTool:
         made.fn_metadata.output_schema = None
     elif made.fn_metadata.output_schema is not None:
         made.fn_metadata.output_schema = tidy_schema(made.fn_metadata.output_schema)
-    return made
+    return made  # type: ignore[return-value]  # from_function is typed as building a Tool
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -120,7 +122,9 @@ def build(fn: Callable) -> ColonyTool:
 class ColonyTool(Tool):
     """A tool that runs serialized on the store and speaks the core's sentences."""
 
-    async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False):
+    async def run(  # type: ignore[override]  # the SDK's Context is generic; ours is concrete
+        self, arguments: dict[str, Any], context: Context, convert_result: bool = False
+    ):
         try:
             async with state(context).serial:
                 result = await super().run(arguments, context, convert_result=False)

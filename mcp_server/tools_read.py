@@ -11,6 +11,7 @@ from pydantic import Field
 from colony_tasks import actions
 from colony_tasks import search as search_mod
 from colony_tasks.kinds import THREAD_KINDS, ObsKind
+from colony_tasks.models import Session
 from colony_tasks.timefmt import iso
 
 from . import identity
@@ -86,6 +87,7 @@ def task_timeline(
 ) -> m.Timeline:
     """A task's thread, oldest first, texts clipped; page back with before_id=next_before_id."""
     db = store(ctx)
+    me: Session | None
     if task_id is None:
         me = identity.caller(db, session_id)
     else:

@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -7,7 +8,7 @@ import pytest
 @pytest.fixture(scope="module")
 def demo() -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "colony_tasks.demo"],
+        [sys.executable, str(Path(__file__).parent.parent / "demo" / "demo.py")],
         capture_output=True,
         text=True,
         timeout=180,

@@ -25,4 +25,4 @@ def mcp_command(log_level: str) -> None:
     # command must stay fast.
     from mcp_server.server import serve
 
-    serve(log_level=log_level.upper())
+    serve(log_level=log_level.upper())  # type: ignore[arg-type]  # click.Choice checked it

@@ -76,7 +76,7 @@ def embed(store: Store, model: str | None, batch: int, as_json: bool) -> None:
     with click.progressbar(
         length=missing,
         label=f"Embedding with {embedder.model_id}",
-        file=click.get_text_stream("stderr"),
+        file=click.get_text_stream("stderr"),  # type: ignore[operator]  # click stub overloads
     ) as bar:
         done = semantic_mod.backfill(store, embedder, batch=batch, progress=bar.update)
     data = {

@@ -103,8 +103,11 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
     assert servers is not None
     wanted = server_entry(command)
     current = servers.get(SERVER_NAME)
-    is_stdio = isinstance(current, dict) and "url" not in current
-    if is_stdio and current.get("type", "stdio") == "stdio":
+    if (
+        isinstance(current, dict)
+        and "url" not in current
+        and current.get("type", "stdio") == "stdio"
+    ):
         env = current.get("env")
         current.update({key: wanted[key] for key in ("command", "args")})
         if isinstance(env, dict):

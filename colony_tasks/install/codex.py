@@ -19,7 +19,7 @@ from typing import Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import InlineTable
+from tomlkit.items import InlineTable, Table
 
 from . import hookblock
 from .files import InstallError
@@ -216,7 +216,7 @@ def uninstall_mcp(path: Path, text: str | None) -> str | None:
     result = _cut_table(text)
     if result is None or _plain(result) != expected:
         del servers[SERVER_NAME]
-        if not servers and not isinstance(servers, InlineTable) and servers.is_super_table():
+        if not servers and isinstance(servers, Table) and servers.is_super_table():
             del doc["mcp_servers"]
         result = doc.as_string()
         if _plain(result) != expected:

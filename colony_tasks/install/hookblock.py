@@ -104,7 +104,7 @@ def _strip_ours(groups: list[Any]) -> tuple[list[Any], bool]:
 
 
 def _our_places(groups: list[Any]) -> list[tuple[dict[str, Any], int]]:
-    places = []
+    places: list[tuple[dict[str, Any], int]] = []
     for item in groups:
         handlers = item.get("hooks") if isinstance(item, dict) else None
         if isinstance(handlers, list):

@@ -55,7 +55,7 @@ class ClaimsMixin(StoreBase):
                 now + ttl_seconds,
             ),
         )
-        return int(cursor.lastrowid)
+        return int(cursor.lastrowid or 0)
 
     def renew_claim(self, claim_id: int, ttl_seconds: float, note: str | None) -> None:
         now = self.now()

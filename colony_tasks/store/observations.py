@@ -88,7 +88,7 @@ class ObservationsMixin(StoreBase):
                     turn,
                 ),
             )
-            obs_id = int(cursor.lastrowid)
+            obs_id = int(cursor.lastrowid or 0)
             if repo_id:
                 rows = [(obs_id, repo_id, p) for p in dict.fromkeys(paths) if p]
                 if rows:

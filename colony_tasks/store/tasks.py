@@ -52,7 +52,7 @@ class TasksMixin(StoreBase):
             " turn_holder) VALUES (?, ?, 'open', ?, ?, ?, ?, ?)",
             (title, mode, lane_id, created_by, self.now(), coordinator, coordinator),
         )
-        return int(cursor.lastrowid)
+        return int(cursor.lastrowid or 0)
 
     def set_turn_holder(self, task_id: int, holder: str) -> None:
         self._run("UPDATE tasks SET turn_holder = ? WHERE id = ?", (holder, task_id))

@@ -63,8 +63,9 @@ def overview(store: Store, *, status: str = TaskStatus.OPEN, limit: int = 200) -
         task_ids=ids,
         limit=5000,
     ):
-        waiting[obs.task_id].setdefault(obs.kind, []).append(obs)
-    tasks, chains = [], []
+        waiting[int(obs.task_id or 0)].setdefault(obs.kind, []).append(obs)
+    tasks: list[dict[str, Any]] = []
+    chains: list[dict[str, Any]] = []
     for row in rows:
         people = {s.id: person(s, now) for s in members.get(row["id"], [])}
         item = {

@@ -19,8 +19,9 @@ from contextlib import asynccontextmanager
 import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp_types import TextContent
 
-from .hooks.handlers import EVENT_NAMES
+from colony_tasks.hooks.handlers import EVENT_NAMES
 
 EXE = os.path.join(os.path.dirname(sys.executable), "colony-tasks")
 
@@ -170,7 +171,8 @@ class Tools:
 
     async def call(self, who: Agent, handle: str, tool: str, **args: object) -> dict:
         result = await self.session.call_tool(tool, {**args, "session_id": handle})
-        text = result.content[0].text if result.content else ""
+        first = result.content[0] if result.content else None
+        text = first.text if isinstance(first, TextContent) else ""
         shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
         print(f"\n── {who.label} · MCP {tool}({shown})")
         print(textwrap.indent(("ERROR: " if result.is_error else "") + text, "   │ "))
