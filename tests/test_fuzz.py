@@ -32,8 +32,8 @@ from mcp import Client
 
 from colony_tasks import sessions
 from colony_tasks.hooks import runner
+from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import Store, open_default
-from mcp_server.server import build_server
 from tests.contracts import check_claude, check_codex
 from tests.hookrun import claude, patch, run_hook
 from tests.stress_util import scaled

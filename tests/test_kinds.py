@@ -15,12 +15,12 @@ from starlette.testclient import TestClient
 from colony_tasks import actions, sessions
 from colony_tasks.cli import cli
 from colony_tasks.kinds import POSTABLE_KINDS, TASK_STATUSES, TaskStatus
+from colony_tasks.mcp_server import tools_read, tools_thread
+from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import Store, open_default
 from colony_tasks.store.schema import MIGRATIONS
 from colony_tasks.tasks import STATUS_FILTERS
 from colony_tasks.viewer import create_app
-from mcp_server import tools_read, tools_thread
-from mcp_server.server import build_server
 
 TOKEN = "kinds-token-0123456789"
 

@@ -18,9 +18,9 @@ from mcp import Client
 
 from colony_tasks import actions, sessions
 from colony_tasks.cli import cli
+from colony_tasks.mcp_server.server import build_server
 from colony_tasks.models import Session
 from colony_tasks.store import Store, open_default
-from mcp_server.server import build_server
 from tests.helpers import snapshot
 
 pytestmark = pytest.mark.anyio
@@ -568,7 +568,7 @@ async def test_a_chain_through_the_tools_enforces_the_turn_rule(lane: Lane):
 
 
 async def test_search_uses_keywords_then_meaning_once_the_worker_has_embedded(lane: Lane):
-    from mcp_server import background
+    from colony_tasks.mcp_server import background
 
     actions.post(lane.store, lane.a, "the viewer stylesheet breaks on narrow screens")
     actions.post(lane.store, lane.a, "Retry policy: exponential backoff with jitter")

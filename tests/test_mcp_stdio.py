@@ -15,8 +15,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from colony_tasks import sessions
+from colony_tasks.mcp_server.server import TOOL_ORDER
 from colony_tasks.store import Store
-from mcp_server.server import TOOL_ORDER
 from tests.hookrun import EXE, claude, run_hook
 
 INSPECTOR_NODE = (22, 19)

@@ -17,9 +17,9 @@ from starlette.testclient import TestClient
 from colony_tasks import actions, events, sessions
 from colony_tasks.cli import cli
 from colony_tasks.hooks import runner
+from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import open_default
 from colony_tasks.viewer import create_app
-from mcp_server.server import build_server
 
 TOKEN = "use-case-token-0123456789"
 

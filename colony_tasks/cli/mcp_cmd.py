@@ -23,6 +23,6 @@ def mcp_command(log_level: str) -> None:
     """
     # Imported here, not at the top: the MCP SDK takes ~0.5 s to import, and every other
     # command must stay fast.
-    from mcp_server.server import serve
+    from colony_tasks.mcp_server.server import serve
 
     serve(log_level=log_level.upper())  # type: ignore[arg-type]  # click.Choice checked it
