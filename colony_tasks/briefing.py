@@ -23,6 +23,11 @@ TOOLS_LINE = (
     "accept_handoff, record_decision, report_blocker, task_updates_since, search."
 )
 MAX_ITEMS = 12
+# The briefing's bounds: holders and patterns per holder in the claims line, waiting items.
+MAX_HOLDERS = 5
+MAX_PATTERNS = 4
+MAX_WAITING = 5
+BRIEF_ITEM_CHARS = 140
 ITEM_CHARS = 200
 
 
@@ -35,10 +40,17 @@ def next_call(obs: Observation, me: Session) -> str:
     return ""
 
 
-def _line(obs: Observation, me: Session, now: float, store: Store | None = None) -> str:
+def _line(
+    obs: Observation,
+    me: Session,
+    now: float,
+    store: Store | None = None,
+    *,
+    limit: int = ITEM_CHARS,
+) -> str:
     if store is not None and obs.kind == "turn" and obs.to in (me.handle, me.id):
         return chains.turn_block(store, me, obs)
-    line = item_line(obs, now=now, limit=ITEM_CHARS)
+    line = item_line(obs, now=now, limit=limit)
     if obs.to and obs.to in (me.handle, me.id):
         line = line.replace(f" → {obs.to}", " → you", 1)
     if obs.kind == "edit":
@@ -76,12 +88,24 @@ def briefing(store: Store, joined: Joined) -> str:
             tag = "" if c["state"] == "live" else f" [{c['state']}]"
             branch = "" if c["branch"] == lane.branch else f" @{c['branch']}"
             by_holder.setdefault(c["holder"], []).append(f"{c['pattern']}{branch}{tag}")
+        shown = list(by_holder.items())[:MAX_HOLDERS]
+        more = len(by_holder) - len(shown)
         lines.append(
-            "Claims: " + "; ".join(f"{h} holds {', '.join(p[:6])}" for h, p in by_holder.items())
+            "Claims: "
+            + "; ".join(
+                f"{h} holds {', '.join(p[:MAX_PATTERNS])}"
+                + (f" (+{len(p) - MAX_PATTERNS})" if len(p) > MAX_PATTERNS else "")
+                for h, p in shown
+            )
+            + (f"; and {more} more holders — see task_timeline()" if more else "")
         )
     if pending:
         lines.append("Waiting on you:")
-        lines.extend(f"- {_line(o, me, now)}" for o in pending[:6])
+        lines.extend(
+            f"- {_line(o, me, now, limit=BRIEF_ITEM_CHARS)}" for o in pending[:MAX_WAITING]
+        )
+        if len(pending) > MAX_WAITING:
+            lines.append(f"- … and {len(pending) - MAX_WAITING} more — task_updates_since()")
     if blockers:
         lines.append(
             "Open blockers: "

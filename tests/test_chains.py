@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, chains, delivery, messages, sessions, tasks
+from colony_tasks import actions, activity, chains, delivery, messages, sessions, tasks
 from colony_tasks.errors import Conflict, NotAllowed
 from colony_tasks.store import Store
 from tests.helpers import join, snapshot
@@ -202,10 +202,10 @@ def test_a_user_prompt_resets_the_loop_guard(crew: Store, home: Path):
     actions.ask(crew, a2, "q2", to=a1.handle)
     with pytest.raises(messages.LoopGuard):
         actions.hand_off(crew, a1, "h", to=a2.handle)
-    from colony_tasks import activity
-
     activity.record_prompt(crew, a1, "the user says: keep going")
-    actions.hand_off(crew, a1, "h", to=a2.handle)
+    handoff = actions.hand_off(crew, a1, "h", to=a2.handle)
+    stored = crew.get_observation(handoff.id)
+    assert (stored.kind, stored.status, stored.to) == ("handoff", "pending", a2.handle)
 
 
 def test_question_to_a_session_that_ends_is_reported_back_to_the_asker(crew: Store):

@@ -6,12 +6,11 @@ import io
 import json
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from colony_tasks import paths
+from colony_tasks import activity, paths
 from colony_tasks.hooks import handlers, runner
 from tests.hookrun import claude, run_hook
 
@@ -72,13 +71,15 @@ def test_wrong_field_types_never_break_a_hook(home: Path, event: str):
         assert result.stdout == "" or json.loads(result.stdout)
 
 
-def test_five_megabyte_payload_is_handled_quickly(home: Path, repo: Path):
+def test_five_megabyte_payload_is_logged_and_its_prompt_recorded_capped(home: Path, repo: Path):
     payload = claude("user-prompt-submit", "big", repo, prompt="x" * (5 * 1024 * 1024))
-    start = time.monotonic()
     result = run_hook("user-prompt-submit", payload, home)
     assert (result.returncode, result.stdout) == (0, "")
-    assert time.monotonic() - start < 10
     assert any("large payload" in line for line in log_lines(home))
+    db = sqlite3.connect(home / "colony.db")
+    (length,) = db.execute("SELECT length(text) FROM observations WHERE kind = 'prompt'").fetchone()
+    db.close()
+    assert 0 < length <= activity.PROMPT_CHARS + 1  # capped, not 5 MB
 
 
 def test_unwritable_home_exits_0_and_logs_to_the_fallback(tmp_path: Path, repo: Path):
@@ -109,14 +110,13 @@ def test_database_locked_past_the_busy_timeout_exits_0_and_logs(home: Path, repo
     locker = sqlite3.connect(home / "colony.db", isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
     try:
-        start = time.monotonic()
         result = run_hook(
             "user-prompt-submit", claude("user-prompt-submit", "s", repo, prompt="hi"), home
         )
-        elapsed = time.monotonic() - start
     finally:
         locker.execute("ROLLBACK")
         locker.close()
+    # It gave up on the lock (a timeout, logged) rather than hanging until the deadline alarm.
     assert (result.returncode, result.stdout) == (0, "")
-    assert elapsed < runner.DEADLINE_SECONDS + 2
     assert any("locked" in line for line in log_lines(home))
+    assert not any("exceeded" in line for line in log_lines(home))
