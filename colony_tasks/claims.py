@@ -4,16 +4,16 @@ A claim never blocks by itself; it makes collisions visible before and after the
 :func:`conflicts` reports, per path, other active sessions' live claims that match it and, as
 softer evidence, their edits of the path in the last 30 minutes. Claims in the same repository
 on another branch come back marked ``other_lane`` (a merge-risk notice, not a collision).
-Standard library only on the common path; ``pathspec`` is imported only to match globs.
+Standard library only; glob matching is in :mod:`colony_tasks.globs`.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 
 from . import chains, lanes
 from .errors import InvalidInput, NotFound
+from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
 from .models import Lane, Session, record
 from .sessions import session_of
@@ -31,7 +31,6 @@ AUTO_NOTE = "auto: edited"
 STALE_AFTER = 30 * 60
 RECENT_EDITS = 30 * 60
 MAX_PATH = 4096
-GLOB_CHARS = frozenset("*?[")
 
 
 class Holder(
@@ -67,10 +66,6 @@ class ClaimResult(record("ClaimResult", "granted conflicts")):  # type: ignore[m
     """Claims are always granted; conflicts come back beside the grant."""
 
     __slots__ = ()
-
-
-def is_glob(pattern: str) -> bool:
-    return any(ch in GLOB_CHARS for ch in pattern)
 
 
 # -- paths ----------------------------------------------------------------------------------
@@ -137,78 +132,6 @@ def _within(path: str, root: str) -> str | None:
     return None
 
 
-# -- matching -------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=4096)
-def _spec(pattern: str):
-    import pathspec  # only when a glob is involved: it costs ~40 ms to import
-
-    return pathspec.GitIgnoreSpec.from_lines([pattern])
-
-
-def _may_match(glob: str, path: str) -> bool:
-    """A cheap necessary condition: the glob's literal pieces occur in ``path`` in order.
-
-    It keeps ``pathspec`` (and its ~10 ms import) off the hook path whenever a glob claim
-    cannot possibly cover the edited file, which is nearly always.
-    """
-    position = 0
-    for piece in _literal_pieces(glob):
-        found = path.find(piece, position)
-        if found < 0:
-            return False
-        position = found + len(piece)
-    return True
-
-
-@functools.lru_cache(maxsize=4096)
-def _literal_pieces(glob: str) -> tuple[str, ...]:
-    pieces, current, i = [], [], 0
-    while i < len(glob):
-        ch = glob[i]
-        if ch == "[":  # a bracket expression matches one unknown character
-            end = glob.find("]", i + 2)
-            i = end + 1 if end > 0 else len(glob)
-            ch = "*"
-        elif ch == "\\" and i + 1 < len(glob):
-            current.append(glob[i + 1])
-            i += 2
-            continue
-        else:
-            i += 1
-        if ch in "*?":
-            if current:
-                pieces.append("".join(current))
-                current = []
-        else:
-            current.append(ch)
-    if current:
-        pieces.append("".join(current))
-    return tuple(p.strip("/") for p in pieces if p.strip("/"))
-
-
-def matches(pattern: str, path: str) -> bool:
-    """Does a claim ``pattern`` cover ``path`` (both repo-relative)? Globs overlap loosely."""
-    if pattern == path:
-        return True
-    pattern_glob, path_glob = is_glob(pattern), is_glob(path)
-    if pattern_glob and not path_glob:
-        return _may_match(pattern, path) and _spec(pattern).match_file(path)
-    if path_glob and not pattern_glob:
-        return _may_match(path, pattern) and _spec(path).match_file(pattern)
-    if pattern_glob and path_glob:
-        return _literal_prefix(pattern).startswith(_literal_prefix(path)) or _literal_prefix(
-            path
-        ).startswith(_literal_prefix(pattern))
-    return False
-
-
-def _literal_prefix(glob: str) -> str:
-    cut = min((glob.index(ch) for ch in GLOB_CHARS if ch in glob), default=len(glob))
-    return glob[:cut]
-
-
 # -- operations -----------------------------------------------------------------------------
 
 
@@ -243,7 +166,9 @@ def conflicts_for(
     )
     found = []
     for path in rel_paths:
-        holders = [_holder(c, session, now) for c in candidates if matches(c["pattern"], path)]
+        holders = [
+            _holder(c, session, now) for c in candidates if matches(c["pattern"], path, c["regex"])
+        ]
         recent = []
         seen: set[str] = set()
         for edit in edits:
@@ -301,7 +226,7 @@ def grant(
                         lane.repo_id,
                         lane.id,
                         pattern,
-                        is_glob(pattern),
+                        glob_regex(pattern),
                         note,
                         ttl,
                     )

@@ -10,8 +10,8 @@ Standard library only: the hook path imports this module.
 
 from __future__ import annotations
 
-from . import claims as claims_mod
 from .errors import InvalidInput
+from .globs import matches
 from .kinds import THREAD_KINDS, ItemStatus, ObsKind
 from .models import Observation, Session, record
 from .sessions import session_of
@@ -27,13 +27,17 @@ class Updates(record("Updates", "task_id items remaining cursor")):  # type: ign
     __slots__ = ()
 
 
-def _touched(store: Store, session: Session) -> tuple[str | None, set[str]]:
+def _touched(store: Store, session: Session) -> dict[str, str | None]:
+    """Paths this session edited lately and patterns it holds, each with its stored regex."""
     lane = store.get_lane(session.lane_id) if session.lane_id else None
     if lane is None:
-        return None, set()
-    touched = store.touched_paths(session.id, lane.repo_id, store.now() - TOUCHED_WINDOW)
-    touched.update(c["pattern"] for c in store.list_claims(session_id=session.id))
-    return lane.repo_id, touched
+        return {}
+    since = store.now() - TOUCHED_WINDOW
+    touched: dict[str, str | None] = dict.fromkeys(
+        store.touched_paths(session.id, lane.repo_id, since)
+    )
+    touched.update((c["pattern"], c["regex"]) for c in store.list_claims(session_id=session.id))
+    return touched
 
 
 def _relevant(
@@ -49,11 +53,12 @@ def _relevant(
     edits = [o for o in others if o.kind == ObsKind.EDIT]
     keep_edits: set[int] = set()
     if edits:
-        _, touched = _touched(store, session)
+        touched = _touched(store, session)
         if touched:
             by_obs = store.observation_paths([e.id for e in edits])
             for edit in edits:
-                if any(claims_mod.matches(t, p) for p in by_obs.get(edit.id, []) for t in touched):
+                paths = by_obs.get(edit.id, [])
+                if any(matches(t, p, rx) for p in paths for t, rx in touched.items()):
                     keep_edits.add(edit.id)
     return [o for o in others if o.kind != ObsKind.EDIT or o.id in keep_edits]
 

@@ -5,9 +5,14 @@ Standard library only: the hook path imports this module.
 
 from __future__ import annotations
 
-import getpass
+import os
 import re
 import zlib
+
+try:
+    import pwd  # built in (cheap); absent on Windows
+except ImportError:  # pragma: no cover - Windows
+    pwd = None  # type: ignore[assignment]
 
 from . import lanes
 from .errors import Conflict, InvalidInput, NotFound
@@ -120,9 +125,21 @@ def _free_handle(store: Store, wanted: str, session_id: str) -> str:
 
 def human_session(store: Store, name: str | None, cwd: str) -> Session:
     """The CLI's human participant: one session per name, handle = the name."""
-    name = (name or getpass.getuser() or "human").strip()
+    name = (name or login_name() or "human").strip()
     joined = register(store, f"human:{name}", agent=AgentKind.HUMAN, cwd=cwd, handle=name)
     return joined.session
+
+
+def login_name() -> str:
+    """The user's login name, as ``getpass.getuser`` finds it (getpass itself would cost every
+    hook process its imports: contextlib, warnings, termios)."""
+    for key in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        if os.environ.get(key):
+            return os.environ[key]
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name if pwd else ""
+    except (KeyError, OSError):
+        return ""
 
 
 def find_session(store: Store, ref: str | None) -> Session:

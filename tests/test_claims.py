@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, claims, sessions
+from colony_tasks import actions, claims, globs, sessions
 from colony_tasks.errors import InvalidInput
 from colony_tasks.store import Store
 from tests.gitutil import git
@@ -149,10 +149,70 @@ def test_release_specific_paths_or_all(store: Store, repo: Path):
 )
 def test_prefilter_never_rejects_a_real_match(glob: str, path: str):
     assert claims.matches(glob, path)
-    assert claims._may_match(glob, path)
+    assert globs._may_match(glob, path)
 
 
 def test_prefilter_skips_globs_that_cannot_match():
-    assert not claims._may_match("docs/**", "src/app.py")
-    assert not claims._may_match("*.md", "src/app.py")
+    assert not globs._may_match("docs/**", "src/app.py")
+    assert not globs._may_match("*.md", "src/app.py")
     assert not claims.matches("src/api/**", "src/app.py")
+
+
+GLOBS = [
+    "src/**",
+    "docs/**",
+    "*.md",
+    "src/*.py",
+    "src/**/test_*.py",
+    "**/vendor",
+    "file[0-9].py",
+    "a?c.txt",
+    "build/",
+    "!keep.py",
+    "**/*.ts",
+    "src/[ab]*/x.py",
+    "\\*literal.py",
+]
+PATHS = [
+    "src/app.py",
+    "src/api/v1/x.py",
+    "docs/a/b.txt",
+    "README.md",
+    "docs/readme.md",
+    "src/a/b/test_x.py",
+    "a/vendor",
+    "a/vendor/lib.py",
+    "file7.py",
+    "abc.txt",
+    "build/out.js",
+    "keep.py",
+    "web/ui/x.ts",
+    "src/alpha/x.py",
+    "srcx/app.py",
+]
+
+
+@pytest.mark.parametrize("glob", GLOBS)
+def test_the_stored_expression_matches_exactly_what_pathspec_matches(glob: str):
+    import pathspec
+
+    spec = pathspec.GitIgnoreSpec.from_lines([glob])
+    regex = globs.glob_regex(glob)
+    for path in PATHS:
+        assert globs.matches(glob, path, regex) == spec.match_file(path), (glob, path)
+
+
+def test_a_glob_claim_stores_its_expression_and_a_literal_claim_none(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    actions.claim(store, "a", ["src/**", "src/app.py"])
+    rows = {c["pattern"]: c["regex"] for c in store.list_claims(session_id="a")}
+    assert rows["src/app.py"] is None and rows["src/**"] == globs.glob_regex("src/**")
+
+
+def test_a_claim_on_a_folder_covers_the_files_inside_it(store: Store, repo: Path):
+    (repo / "src" / "api").mkdir(parents=True)
+    join(store, "a", "claude", repo)
+    join(store, "b", "codex", repo)
+    actions.claim(store, "a", ["src/api"])
+    found = claims.conflicts(store, store.get_session("b"), ["src/api/v1.py", "src/apiary.py"])
+    assert [c.path for c in found] == ["src/api/v1.py"]

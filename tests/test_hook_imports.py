@@ -6,6 +6,9 @@ import json
 import subprocess
 import sys
 
+from colony_tasks import actions, sessions
+from colony_tasks.store import open_default
+
 HEAVY = [
     "click",
     "pydantic",
@@ -16,6 +19,9 @@ HEAVY = [
     "model2vec",
     "torch",
     "sentence_transformers",
+    "tree_sitter",
+    "tree_sitter_typescript",
+    "tree_sitter_javascript",
 ]
 
 
@@ -41,3 +47,45 @@ def test_core_modules_import_only_the_standard_library():
         ]
     )
     assert not {m.split(".")[0] for m in loaded} & set(HEAVY)
+
+
+def test_core_event_modules_import_only_the_standard_library():
+    loaded = loaded_after(["colony_tasks.hooks.runner", "colony_tasks.hooks.handlers"])
+    assert not {m.split(".")[0] for m in loaded} & set(HEAVY)
+    assert "colony_tasks.depgraph" not in loaded and "colony_tasks.semantic" not in loaded
+
+
+HOOK_RUN = """
+import io, json, sys
+from colony_tasks.hooks import runner
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()))
+runner.run([sys.argv[1]])
+sys.stderr.write(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_an_edit_of_a_glob_claimed_file_is_warned_without_importing_pathspec(home, repo):
+    store = open_default()
+    try:
+        sessions.register(store, "holder", agent="codex", cwd=str(repo))
+        actions.claim(store, "holder", ["docs/**"])
+    finally:
+        store.close()
+    target = str(repo / "docs" / "guide.md")
+    for event in ("pre-tool-use", "post-tool-use"):
+        payload = {
+            "session_id": "editor",
+            "cwd": str(repo),
+            "transcript_path": "/x/.claude/p.jsonl",
+            "tool_name": "Write",
+            "tool_input": {"file_path": target, "content": "x"},
+        }
+        out = subprocess.run(
+            [sys.executable, "-c", HOOK_RUN, event, json.dumps(payload)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        warning = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert "docs/guide.md is held by codex-" in warning
+        assert "pathspec" not in json.loads(out.stderr)

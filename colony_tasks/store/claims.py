@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 CLAIM_COLUMNS = (
     "c.id, c.session_id, c.task_id, c.repo_id, c.lane_id, c.pattern, c.is_glob, c.note,"
-    " c.created_at, c.renewed_at, c.expires_at, c.released_at"
+    " c.created_at, c.renewed_at, c.expires_at, c.released_at, c.regex"
 )
 CLAIM_FROM = "claims c JOIN sessions s ON s.id = c.session_id LEFT JOIN lanes l ON l.id = c.lane_id"
 CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, l.branch"
@@ -34,21 +34,23 @@ class ClaimsMixin(StoreBase):
         repo_id: str,
         lane_id: int | None,
         pattern: str,
-        is_glob: bool,
+        regex: str | None,
         note: str,
         ttl_seconds: float,
     ) -> int:
+        """A claim; a glob carries ``regex``, its gitignore semantics as a regular expression."""
         now = self.now()
         cursor = self._run(
-            "INSERT INTO claims(session_id, task_id, repo_id, lane_id, pattern, is_glob, note,"
-            " created_at, renewed_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO claims(session_id, task_id, repo_id, lane_id, pattern, is_glob, regex,"
+            " note, created_at, renewed_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session_id,
                 task_id,
                 repo_id,
                 lane_id,
                 pattern,
-                int(is_glob),
+                int(regex is not None),
+                regex,
                 redact(note),
                 now,
                 now,
@@ -79,9 +81,14 @@ class ClaimsMixin(StoreBase):
     def live_claims_matching(
         self, repo_id: str, paths: Sequence[str], *, exclude_session: str | None = None
     ) -> list[dict[str, Any]]:
-        """Live claims in a repository whose pattern is one of ``paths``, plus every live glob."""
-        marks = ",".join("?" * len(paths)) or "NULL"
-        params: list[Any] = [repo_id, self.now(), *paths]
+        """Live claims in a repository whose pattern is one of ``paths`` or a folder above one,
+        plus every live glob."""
+        wanted = dict.fromkeys(paths)
+        for path in paths:  # a claim on a folder covers the files in it
+            parts = path.split("/")
+            wanted.update(dict.fromkeys("/".join(parts[:i]) for i in range(1, len(parts))))
+        marks = ",".join("?" * len(wanted)) or "NULL"
+        params: list[Any] = [repo_id, self.now(), *wanted]
         skip = ""
         if exclude_session is not None:
             skip = " AND c.session_id != ?"
