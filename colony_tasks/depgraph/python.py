@@ -20,16 +20,34 @@ def parse_python(source: bytes | str) -> Parsed:
 
 
 def _imports(tree: ast.Module) -> list[ImportSpec]:
-    # Every import anywhere in the module, including those inside functions and
-    # ``if TYPE_CHECKING:`` blocks: a lazy import is still a dependency.
+    # Every import statement anywhere in the module, including those inside functions and
+    # ``if TYPE_CHECKING:`` blocks: a lazy import is still a dependency. Only statement lists
+    # are visited (imports are statements), which skips the expressions, most of the tree.
     specs = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            specs.extend(ImportSpec(alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            names = tuple(a.name for a in node.names if a.name != "*")
-            specs.append(ImportSpec(node.module or "", names, node.level))
+    stack: list[list[ast.stmt]] = [tree.body]
+    while stack:
+        for node in stack.pop():
+            if isinstance(node, ast.Import):
+                specs.extend(ImportSpec(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                names = tuple(a.name for a in node.names if a.name != "*")
+                specs.append(ImportSpec(node.module or "", names, node.level))
+            else:
+                stack.extend(_blocks(node))
     return specs
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    blocks = [
+        block
+        for field in ("body", "orelse", "finalbody")
+        if isinstance(block := getattr(node, field, None), list)
+    ]
+    for handler in getattr(node, "handlers", ()):  # try / except
+        blocks.append(handler.body)
+    for case in getattr(node, "cases", ()):  # match
+        blocks.append(case.body)
+    return blocks
 
 
 def _surface(tree: ast.Module) -> list[Symbol]:

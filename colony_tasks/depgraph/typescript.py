@@ -7,19 +7,19 @@ imported by the indexer, never on the hook path.
 
 from __future__ import annotations
 
+import functools
+
 import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .model import ImportSpec, Lang, Parsed, Symbol
 
-_LANGUAGES: dict[str, Language] = {
-    "typescript": Language(tree_sitter_typescript.language_typescript()),
-    "tsx": Language(tree_sitter_typescript.language_tsx()),
-    "javascript": Language(tree_sitter_javascript.language()),
+_GRAMMARS = {
+    "typescript": tree_sitter_typescript.language_typescript,
+    "tsx": tree_sitter_typescript.language_tsx,
+    "javascript": tree_sitter_javascript.language,
 }
-_PARSERS = {name: Parser(language) for name, language in _LANGUAGES.items()}
-
 # Import-like constructs anywhere in the tree, matched in C by one query per grammar.
 _IMPORT_QUERY = """
 (import_statement source: (string) @source) @stmt
@@ -28,10 +28,15 @@ _IMPORT_QUERY = """
 (call_expression function: (identifier) @fn arguments: (arguments . (string) @source)) @stmt
 """
 _TS_EXTRA = "(import_require_clause source: (string) @source) @stmt"
-_QUERIES = {
-    name: Query(language, _IMPORT_QUERY + (_TS_EXTRA if name != "javascript" else ""))
-    for name, language in _LANGUAGES.items()
-}
+
+
+@functools.cache
+def _tools(lang: str) -> tuple[Parser, Query]:
+    """The parser and import query of one grammar, made on first use (a query compiles in
+    10-25 ms; a Python-only repository never pays it)."""
+    language = Language(_GRAMMARS[lang]())
+    query = Query(language, _IMPORT_QUERY + (_TS_EXTRA if lang != "javascript" else ""))
+    return Parser(language), query
 
 
 def parse_typescript(source: bytes, lang: Lang) -> Parsed:
@@ -41,19 +46,20 @@ def parse_typescript(source: bytes, lang: Lang) -> Parsed:
     the middle of an edit must not read as "everything removed".
     """
     try:
-        tree = _PARSERS[lang].parse(source)
+        parser, query = _tools(lang)
+        tree = parser.parse(source)
     except Exception:  # a parser failure is a property of the input, not a bug here
         return Parsed(specs=(), surface=None, error="unparseable")
     root = tree.root_node
-    specs = tuple(_imports(root, lang))
+    specs = tuple(_imports(root, query))
     if root.has_error:
         return Parsed(specs=specs, surface=None, error="unparseable")
     return Parsed(specs=specs, surface=tuple(_surface(root)))
 
 
-def _imports(root: Node, lang: Lang) -> list[ImportSpec]:
+def _imports(root: Node, query: Query) -> list[ImportSpec]:
     specs = []
-    for _, captures in QueryCursor(_QUERIES[lang]).matches(root):
+    for _, captures in QueryCursor(query).matches(root):
         fn = captures.get("fn")
         if fn and _text(fn[0]) != "require":
             continue
