@@ -14,6 +14,7 @@ import pytest
 
 from colony_tasks.depgraph import Graph, build, surface_diff, update
 from colony_tasks.depgraph import rows as graph_rows
+from colony_tasks.depgraph.query import dependents
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:
@@ -427,6 +428,48 @@ def test_a_rebuild_reuses_rows_whose_size_and_mtime_did_not_change(py_repo: Path
     first = build(str(py_repo))
     second = build(str(py_repo), previous=first)
     assert all(second.files[p] is first.files[p] for p in first.files)
+
+
+# -- who is affected ---------------------------------------------------------------------------
+
+
+def test_dependents_reach_importers_through_a_reexporting_package_init(py_repo: Path):
+    write(py_repo, {"tests/test_pkg.py": "from app import get_user\n"})
+    graph = build(str(py_repo))
+    affected = dict(dependents(graph, "src/app/api.py", ["get_user"]))
+    assert affected["tests/test_pkg.py"] == "src/app/__init__.py"
+    assert affected["src/app/viewer.py"] == "src/app/api.py"
+    assert "src/app/models.py" not in affected
+
+
+def test_dependents_leave_out_importers_of_other_names_only(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "api.py": "def get_user(): pass\ndef fmt(): pass\n",
+            "uses_fmt.py": "from api import fmt\n",
+            "uses_all.py": "import api\n",
+            "uses_user.py": "from api import get_user\n",
+        },
+    )
+    graph = build(str(tmp_path))
+    assert [p for p, _ in dependents(graph, "api.py", ["get_user"])] == [
+        "uses_all.py",
+        "uses_user.py",
+    ]
+    assert len(dependents(graph, "api.py")) == 3
+
+
+def test_dependents_follow_typescript_index_barrels(ts_repo: Path):
+    write(ts_repo, {"src/app.ts": "import { getUser } from './barrel';\n"})
+    graph = build(str(ts_repo))
+    affected = dict(dependents(graph, "src/api.ts", ["getUser"]))
+    assert affected == {
+        "src/app.ts": "src/barrel.ts",
+        "src/barrel.ts": "src/api.ts",
+        "src/broken.ts": "src/api.ts",
+        "src/viewer.tsx": "src/api.ts",
+    }
 
 
 # -- rows for the store -----------------------------------------------------------------------

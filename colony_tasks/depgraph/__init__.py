@@ -13,6 +13,8 @@ only reads the stored rows (see ``rows.py``).
   the surface changes seen (``Update.changes``).
 - ``surface_diff(old_source, new_source, path)`` → ``SurfaceDiff``: the interface changes
   between two versions of one file; never raises.
+- ``dependents(graph, path, names)``: the files that use a changed module, directly or through
+  a re-exporting ``__init__.py`` / ``index.ts``, narrowed to those taking the changed names.
 - ``rows``: the graph as plain rows for the store, the proposed schema and the hook's query.
 """
 
@@ -30,6 +32,7 @@ from .model import (
     SurfaceDiff,
     Symbol,
 )
+from .query import dependents
 from .surface import diff_surfaces, parse_source, surface_diff
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "Symbol",
     "Update",
     "build",
+    "dependents",
     "diff_surfaces",
     "parse_source",
     "surface_diff",
