@@ -388,6 +388,40 @@ def test_update_sees_new_and_deleted_files_and_re_resolves_importers(py_repo: Pa
     assert imports(graph, "tests/test_new.py") == ["src/app/__init__.py"]
 
 
+def test_incremental_updates_end_where_a_fresh_build_does(tmp_path: Path):
+    write(
+        tmp_path,
+        {
+            "app/main.py": "import app.util\nfrom app import extra\nfrom . import late\nimport helpers\n",
+            "app/util.py": "",
+            "web/a.ts": "import { b } from './b.js';\nimport c from './c';\nimport d from '..';\n",
+            "web/b.tsx": "",
+        },
+    )
+    graph = build(str(tmp_path))
+    steps: list[tuple[str, str | None]] = [
+        ("app/extra.py", "x = 1\n"),  # from app import extra: now a submodule
+        ("app/late.py", ""),  # from . import late
+        ("app/helpers.py", ""),  # import helpers: the importing file's own folder
+        ("web/b.ts", ""),  # './b.js' now prefers b.ts over b.tsx
+        ("web/c/index.ts", ""),  # './c' → c/index.ts
+        ("index.ts", ""),  # '..' from web/ → index.ts at the root
+        ("src/app/util.py", ""),  # a new src/ root
+        ("app/extra.py", None),
+        ("web/b.ts", None),
+        ("web/c/index.ts", None),
+    ]
+    for rel, content in steps:
+        if content is None:
+            (tmp_path / rel).unlink()
+        else:
+            write(tmp_path, {rel: content})
+        update(graph, [rel])
+        fresh = build(str(tmp_path))
+        assert graph.config == fresh.config, rel
+        assert graph.edges() == fresh.edges(), rel
+
+
 def test_a_file_broken_mid_edit_keeps_its_last_good_surface_and_edges(py_repo: Path):
     graph = build(str(py_repo))
     write(py_repo, {"src/app/api.py": "from app.models import User\n\ndef get_user(user_id,\n"})

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from .config import CONFIG_FILES, detect
-from .model import FileRow, Graph, SurfaceChange
+from .model import FileRow, Graph, ImportSpec, SurfaceChange
 from .resolve import resolve
 from .surface import diff_surfaces, parse_source
 from .walk import MAX_BYTES, VENDORED_DIRS, Found, Ignore, lang_of, walk
@@ -87,7 +87,13 @@ def update(graph: Graph, changed_paths: Iterable[str], *, max_bytes: int = MAX_B
             touched.append(path)
         _record(result, path, prev, row)
     if result.added or result.removed:
-        _resolve_all(graph)
+        config = detect(graph.root, graph.files)  # a new src/ or project folder is a new root
+        if config != graph.config:
+            graph.config = config
+            _resolve_all(graph)
+        else:
+            for path in touched + _affected_by(graph, result.added, result.removed):
+                _resolve_one(graph, path)
     else:
         for path in touched:
             _resolve_one(graph, path)
@@ -174,6 +180,42 @@ def _read(
     return FileRow(
         found.path, found.lang, found.mtime_ns, size, digest, parsed.specs, (), parsed.surface
     )
+
+
+def _affected_by(graph: Graph, added: list[str], removed: list[str]) -> list[str]:
+    """The files whose imports may resolve differently now that ``added`` exist and
+    ``removed`` are gone: those with an edge to a removed file, and those with an import
+    whose last component could name an added file (``a.b.c``, ``./c.js``, ``from a import
+    c``, ``./c`` for ``c/index.ts``). Specifiers that name no file (``from . import x``,
+    ``'..'``) and exact tsconfig path aliases are always re-resolved."""
+    gone = set(removed)
+    keys: set[str] = set()
+    for path in added:
+        parent, name = posixpath.split(path)
+        stem = name.split(".", 1)[0]
+        keys.add(stem)
+        if stem in ("__init__", "index"):
+            keys.add(posixpath.basename(parent))
+    aliases = {pattern for pattern, _ in graph.config.ts_paths if "*" not in pattern}
+    out = []
+    for path, row in graph.files.items():
+        if any(e.path in gone for e in row.imports) or any(
+            _could_name(spec, row.lang, keys, aliases) for spec in row.specs
+        ):
+            out.append(path)
+    return out
+
+
+def _could_name(spec: ImportSpec, lang: str, keys: set[str], aliases: set[str]) -> bool:
+    if lang == "python":
+        last = spec.spec.rpartition(".")[2]
+    else:
+        if spec.spec in aliases:
+            return True
+        last = posixpath.basename(spec.spec.rstrip("/")).split(".", 1)[0]
+    if not last or last == "..":
+        return True
+    return last in keys or any(name in keys for name in spec.names)
 
 
 def _resolve_all(graph: Graph) -> None:

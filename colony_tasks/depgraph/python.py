@@ -32,9 +32,25 @@ def _imports(tree: ast.Module) -> list[ImportSpec]:
             elif isinstance(node, ast.ImportFrom):
                 names = tuple(a.name for a in node.names if a.name != "*")
                 specs.append(ImportSpec(node.module or "", names, node.level))
-            else:
+            elif isinstance(node, _COMPOUND):
                 stack.extend(_blocks(node))
     return specs
+
+
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
 
 
 def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
