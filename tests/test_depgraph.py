@@ -299,6 +299,7 @@ def test_bad_files_are_skipped_and_counted_never_raised(tmp_path: Path):
     outside.mkdir(exist_ok=True)
     (tmp_path / "escape").symlink_to(outside, target_is_directory=True)
     (tmp_path / "dangling.py").symlink_to(tmp_path / "missing.py")
+    os.close(os.open(os.fsencode(tmp_path) + b"/latin1-\xe9.py", os.O_CREAT | os.O_WRONLY))
     unreadable = tmp_path / "secret.py"
     unreadable.write_text("x = 1\n")
     unreadable.chmod(0)
@@ -314,6 +315,7 @@ def test_bad_files_are_skipped_and_counted_never_raised(tmp_path: Path):
     skipped.pop("unreadable", None)
     assert skipped == {
         "binary": 1,
+        "bad_name": 1,
         "broken_symlink": 1,
         "gitignored": 3,  # generated/, thing.gen.py, sub/local.py
         "symlink_alias": 1,
@@ -420,6 +422,36 @@ def test_incremental_updates_end_where_a_fresh_build_does(tmp_path: Path):
         fresh = build(str(tmp_path))
         assert graph.config == fresh.config, rel
         assert graph.edges() == fresh.edges(), rel
+
+
+def test_a_moved_folder_updates_every_file_in_it(py_repo: Path):
+    graph = build(str(py_repo))
+    (py_repo / "src/app/sub").rename(py_repo / "src/app/moved")
+    result = update(graph, ["src/app/sub", "src/app/moved"])
+    assert result.removed == [
+        "src/app/sub/__init__.py",
+        "src/app/sub/deep.py",
+        "src/app/sub/lazy.py",
+    ]
+    assert result.added == [
+        "src/app/moved/__init__.py",
+        "src/app/moved/deep.py",
+        "src/app/moved/lazy.py",
+    ]
+    assert imports(graph, "src/app/moved/deep.py") == [
+        "src/app/api.py",
+        "src/app/models.py",
+        "src/app/viewer.py",
+    ]
+
+
+def test_a_file_that_never_parsed_reports_no_changes_once_it_does(tmp_path: Path):
+    write(tmp_path, {"m.py": "def f(:\n"})
+    graph = build(str(tmp_path))
+    write(tmp_path, {"m.py": "def f(x):\n    pass\n"})
+    result = update(graph, ["m.py"])
+    assert result.reparsed == ["m.py"] and result.changes == {}
+    assert [s.signature for s in graph.files["m.py"].surface] == ["f(x)"]
 
 
 def test_a_file_broken_mid_edit_keeps_its_last_good_surface_and_edges(py_repo: Path):

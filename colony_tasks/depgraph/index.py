@@ -59,12 +59,12 @@ def build(root: str, *, previous: Graph | None = None, max_bytes: int = MAX_BYTE
 def update(graph: Graph, changed_paths: Iterable[str], *, max_bytes: int = MAX_BYTES) -> Update:
     """Bring ``graph`` up to date for ``changed_paths`` (relative or absolute), in place.
 
-    Only those files are read. A changed ``.gitignore``, ``tsconfig.json`` or Python project
+    Only those files are read; a folder stands for the files in it (before and after). A changed ``.gitignore``, ``tsconfig.json`` or Python project
     file changes how everything resolves, so it triggers a full ``build`` (reusing unchanged
     rows).
     """
     result = Update()
-    paths = sorted({p for p in (_relative(graph.root, c) for c in changed_paths) if p})
+    paths = _expand(graph, {p for p in (_relative(graph.root, c) for c in changed_paths) if p})
     if any(posixpath.basename(p) in CONFIG_FILES | {".gitignore"} for p in paths):
         before = dict(graph.files)
         fresh = build(graph.root, previous=graph, max_bytes=max_bytes)
@@ -110,8 +110,24 @@ def _record(result: Update, path: str, prev: FileRow | None, row: FileRow | None
         result.removed.append(path)
     elif prev is not row:
         result.reparsed.append(path)
-        if row.error is None and prev.surface != row.surface:
+        never_parsed = prev.error is not None and not prev.surface
+        if row.error is None and prev.surface != row.surface and not never_parsed:
             result.changes[path] = diff_surfaces(prev.surface, row.surface)
+
+
+def _expand(graph: Graph, paths: set[str]) -> list[str]:
+    """Folders among ``paths`` (a ``mv``, an ``rm -r``, a checkout) stand for the indexed files
+    under them and the source files now in them."""
+    out = set(paths)
+    for path in paths:
+        if lang_of(path) is not None:
+            continue
+        prefix = path + "/"
+        out.update(p for p in graph.files if p.startswith(prefix))
+        full = os.path.join(graph.root, path)
+        if os.path.isdir(full) and not os.path.islink(full):
+            out.update(f.path for f in walk(graph.root, Counter(), start=path))
+    return sorted(out)
 
 
 def _relative(root: str, path: str) -> str | None:

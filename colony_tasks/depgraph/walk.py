@@ -4,7 +4,8 @@ Skipped, and counted under these reasons: ``gitignored`` (a ``.gitignore`` at an
 ``.git/info/exclude``), ``vendored`` (``node_modules``, ``.venv``, ``dist``, ``build``, ...),
 ``too_large``, ``binary``, ``unreadable``, ``symlink_outside`` (leaves the repository),
 ``symlink_loop`` (points at a folder that contains it), ``symlink_alias`` (another name for a
-file or folder inside the repository, indexed under its real path), ``broken_symlink``.
+file or folder inside the repository, indexed under its real path), ``broken_symlink``,
+``bad_name`` (a file name that is not UTF-8).
 Files of other languages are not counted.
 """
 
@@ -130,11 +131,14 @@ class Ignore:
         return self.ignored(rel, False)
 
 
-def walk(root: str, skipped: Counter[str], *, max_bytes: int = MAX_BYTES) -> Iterator[Found]:
-    """Yield every indexable source file under ``root``; count skips into ``skipped``."""
+def walk(
+    root: str, skipped: Counter[str], *, max_bytes: int = MAX_BYTES, start: str = ""
+) -> Iterator[Found]:
+    """Yield every indexable source file under ``root`` (or its folder ``start``); count skips
+    into ``skipped``."""
     root = os.path.realpath(root)
     ignore = Ignore(root)
-    stack = [""]
+    stack = [start]
     while stack:
         folder = stack.pop()
         try:
@@ -145,6 +149,9 @@ def walk(root: str, skipped: Counter[str], *, max_bytes: int = MAX_BYTES) -> Ite
             continue
         for entry in entries:
             rel = f"{folder}/{entry.name}" if folder else entry.name
+            if not _storable(rel):
+                skipped["bad_name"] += 1
+                continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
@@ -173,6 +180,15 @@ def walk(root: str, skipped: Counter[str], *, max_bytes: int = MAX_BYTES) -> Ite
                 skipped["too_large"] += 1
             else:
                 yield Found(rel, lang, st.st_mtime_ns, st.st_size)
+
+
+def _storable(rel: str) -> bool:
+    """A name that is not valid UTF-8 cannot be a key in the store (or a JSON string)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
