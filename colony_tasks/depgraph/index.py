@@ -2,8 +2,8 @@
 
 ``build`` walks the repository once (reusing the rows of a ``previous`` graph whose size and
 mtime did not change); ``update`` re-reads only the paths it is told changed and reports the
-public-surface changes it saw. Resolution is re-run for every file when the set of files
-changes (a new module can satisfy an import that did not resolve before); it never reads disk.
+public-surface changes it saw. When files appear or disappear, the files whose imports may now
+resolve differently are re-resolved too (resolution never reads the disk).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ _SNIFF = 8192
 
 @dataclass
 class Update:
-    """What ``update`` did: paths re-parsed, added, removed, and surface changes per path."""
+    """What ``update`` did: paths re-read (their content may be unchanged), added, removed, and
+    the public-surface changes per path (only paths with at least one change)."""
 
     reparsed: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
@@ -59,20 +60,16 @@ def build(root: str, *, previous: Graph | None = None, max_bytes: int = MAX_BYTE
 def update(graph: Graph, changed_paths: Iterable[str], *, max_bytes: int = MAX_BYTES) -> Update:
     """Bring ``graph`` up to date for ``changed_paths`` (relative or absolute), in place.
 
-    Only those files are read; a folder stands for the files in it (before and after). A changed ``.gitignore``, ``tsconfig.json`` or Python project
-    file changes how everything resolves, so it triggers a full ``build`` (reusing unchanged
-    rows).
+    Only those files are read; a folder stands for the files in it (before and after). A
+    changed ``.gitignore``, ``tsconfig.json`` or Python project file changes how everything
+    resolves, so it triggers a full ``build`` (reusing unchanged rows). When the caller does
+    not know what changed, ``build(root, previous=graph)`` re-reads only files whose size or
+    mtime moved.
     """
-    result = Update()
     paths = _expand(graph, {p for p in (_relative(graph.root, c) for c in changed_paths) if p})
     if any(posixpath.basename(p) in CONFIG_FILES | {".gitignore"} for p in paths):
-        before = dict(graph.files)
-        fresh = build(graph.root, previous=graph, max_bytes=max_bytes)
-        graph.config, graph.files, graph.skipped = fresh.config, fresh.files, fresh.skipped
-        result.rebuilt = True
-        for path in sorted(before.keys() | fresh.files.keys()):
-            _record(result, path, before.get(path), fresh.files.get(path))
-        return result
+        return _rebuild(graph, max_bytes)
+    result = Update()
     ignore = Ignore(graph.root)
     skipped: Counter[str] = Counter(graph.skipped)
     touched: list[str] = []
@@ -98,6 +95,16 @@ def update(graph: Graph, changed_paths: Iterable[str], *, max_bytes: int = MAX_B
         for path in touched:
             _resolve_one(graph, path)
     graph.skipped = _with_unparseable(skipped, graph.files.values())
+    return result
+
+
+def _rebuild(graph: Graph, max_bytes: int) -> Update:
+    result = Update(rebuilt=True)
+    before = dict(graph.files)
+    fresh = build(graph.root, previous=graph, max_bytes=max_bytes)
+    graph.config, graph.files, graph.skipped = fresh.config, fresh.files, fresh.skipped
+    for path in sorted(before.keys() | fresh.files.keys()):
+        _record(result, path, before.get(path), fresh.files.get(path))
     return result
 
 
