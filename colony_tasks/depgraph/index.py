@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from .config import CONFIG_FILES, detect
-from .model import FileRow, Graph, ImportSpec, SurfaceChange
+from .model import FileRow, Graph, SurfaceChange
 from .resolve import resolve
 from .surface import diff_surfaces, parse_source
 from .walk import MAX_BYTES, VENDORED_DIRS, Found, Ignore, lang_of, walk
@@ -222,23 +222,23 @@ def _affected_by(graph: Graph, added: list[str], removed: list[str]) -> list[str
     aliases = {pattern for pattern, _ in graph.config.ts_paths if "*" not in pattern}
     out = []
     for path, row in graph.files.items():
-        if any(e.path in gone for e in row.imports) or any(
-            _could_name(spec, row.lang, keys, aliases) for spec in row.specs
-        ):
+        if any(e.path in gone for e in row.imports):
             out.append(path)
+            continue
+        python = row.lang == "python"
+        for spec in row.specs:
+            if python:
+                last = spec.spec.rpartition(".")[2]
+            elif spec.spec in aliases:
+                break
+            else:
+                last = spec.spec.rstrip("/").rpartition("/")[2].partition(".")[0]
+            if not last or last == ".." or last in keys or not keys.isdisjoint(spec.names):
+                break
+        else:
+            continue
+        out.append(path)
     return out
-
-
-def _could_name(spec: ImportSpec, lang: str, keys: set[str], aliases: set[str]) -> bool:
-    if lang == "python":
-        last = spec.spec.rpartition(".")[2]
-    else:
-        if spec.spec in aliases:
-            return True
-        last = posixpath.basename(spec.spec.rstrip("/")).split(".", 1)[0]
-    if not last or last == "..":
-        return True
-    return last in keys or any(name in keys for name in spec.names)
 
 
 def _resolve_all(graph: Graph) -> None:
