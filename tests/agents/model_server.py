@@ -35,12 +35,14 @@ WAIT_SECONDS = 120
 class Step:
     """One model turn: either call a tool (``tool`` and ``args``) or answer with ``text``.
 
+    ``args`` may be a function, called when the step is answered (for values that only exist
+    by then, such as the id of a question another agent asked meanwhile).
     ``gate``: the answer is held until the gate is set (bounded by ``WAIT_SECONDS``).
     ``reached`` is set when the agent's request for this step has arrived.
     """
 
     tool: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, Any] | Callable[[], dict[str, Any]] = field(default_factory=dict)
     text: str = ""
     kind: str = "function"
     namespace: str | None = None
@@ -48,10 +50,21 @@ class Step:
     reached: threading.Event = field(default_factory=threading.Event)
     request: dict[str, Any] | None = None
 
+    def wait_reached(self, what: str) -> dict[str, Any]:
+        """The agent's request for this step, once it has arrived (bounded wait)."""
+        if not self.reached.wait(WAIT_SECONDS):
+            raise AssertionError(f"timed out waiting for {what}")
+        assert self.request is not None
+        return self.request
+
 
 def call(tool: str, **args: Any) -> Step:
     """A step that calls ``tool`` with ``args``."""
     return Step(tool=tool, args=args)
+
+
+def arguments(step: Step) -> dict[str, Any]:
+    return step.args() if callable(step.args) else step.args
 
 
 def patch(text: str) -> Step:
@@ -232,8 +245,10 @@ class MessagesServer(ScriptedServer):
     """The Anthropic Messages API, streamed (for Claude Code)."""
 
     def is_main(self, path: str, body: dict[str, Any]) -> bool:
-        return path.startswith("/v1/messages") and "count_tokens" not in path and bool(
-            body.get("tools")
+        return (
+            path.startswith("/v1/messages")
+            and "count_tokens" not in path
+            and bool(body.get("tools"))
         )
 
     def stream(self, step: Step, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -252,14 +267,17 @@ class MessagesServer(ScriptedServer):
         ]
         if step.tool is not None:
             block = {"type": "tool_use", "id": self.new_id("toolu"), "name": step.tool, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(step.args)}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments(step))}
             stop_reason = "tool_use"
         else:
             block = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": step.text}
             stop_reason = "end_turn"
         events += [
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": block},
+            ),
             ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
             (
@@ -290,7 +308,7 @@ class ResponsesServer(ScriptedServer):
                 "call_id": self.new_id("call"),
                 "execution": "client",
                 "status": "completed",
-                "arguments": step.args,
+                "arguments": arguments(step),
             }
         elif step.kind == "custom":
             item = {
@@ -307,7 +325,7 @@ class ResponsesServer(ScriptedServer):
                 "id": self.new_id("fc"),
                 "call_id": self.new_id("call"),
                 "name": step.tool,
-                "arguments": json.dumps(step.args),
+                "arguments": json.dumps(arguments(step)),
                 "status": "completed",
             }
             if step.namespace:
@@ -342,7 +360,12 @@ class ResponsesServer(ScriptedServer):
                 "response.completed",
                 {
                     "type": "response.completed",
-                    "response": {**created, "status": "completed", "output": [item], "usage": usage},
+                    "response": {
+                        **created,
+                        "status": "completed",
+                        "output": [item],
+                        "usage": usage,
+                    },
                 },
             ),
         ]

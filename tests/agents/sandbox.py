@@ -168,6 +168,10 @@ class Sandbox:
             prompt,
             "--permission-mode",
             "acceptEdits",
+            # Our MCP tools ask for permission the first time, and `-p` cannot ask: allow them
+            # the way a user who answered "always allow" would have.
+            "--allowedTools",
+            "mcp__colony-tasks",
             "--debug-file",
             str(log),
         ]
@@ -176,10 +180,8 @@ class Sandbox:
     def codex(self, server: ResponsesServer, prompt: str) -> Run:
         """``codex exec PROMPT`` against ``server`` (a custom Responses provider), hooks trusted."""
         log = self.home / f"codex-log-{len(self.runs)}.txt"
-        provider = (
-            '{name="scripted", base_url="http://127.0.0.1:%d/v1", wire_api="responses"}'
-            % server.port
-        )
+        url = f"http://127.0.0.1:{server.port}/v1"
+        provider = f'{{name="scripted", base_url="{url}", wire_api="responses"}}'
         command = [
             self.toolchain.codex,
             "exec",
@@ -201,7 +203,11 @@ class Sandbox:
         return self._start("codex", command, self.env, log, server)
 
     def stop_all(self) -> None:
-        for run in self.runs:
+        """Kill what is still running; keep each agent's model requests beside its log."""
+        for index, run in enumerate(self.runs):
             if run.process.poll() is None:
                 run.process.kill()
                 run.process.communicate()
+            bodies = [{"path": e.path, "body": e.body} for e in run.server.exchanges]
+            dump = self.home / f"{run.agent}-requests-{index}.json"
+            dump.write_text(json.dumps(bodies, indent=1))

@@ -45,8 +45,7 @@ def test_codex_patching_a_file_claude_just_edited_is_warned(sandbox):
     )
     with claude_model, codex_model:
         claude = sandbox.claude(claude_model, "Set the tax rate to 0.2")
-        claude_model.script[1].reached.wait(120)  # Claude's edit is done, its turn goes on
-        assert claude_model.script[1].reached.is_set(), "Claude never finished its Edit"
+        claude_model.script[1].wait_reached("Claude's request after its Edit")
         claude_handle = sandbox.session("claude")["handle"]
 
         codex = sandbox.codex(codex_model, "Set the tax rate to 0.21").finish()

@@ -18,7 +18,10 @@ PROJECT_APPROVAL = (
 
 @pytest.mark.parametrize(
     "scope",
-    ["user", pytest.param("project", marks=pytest.mark.xfail(strict=True, reason=PROJECT_APPROVAL))],
+    [
+        "user",
+        pytest.param("project", marks=pytest.mark.xfail(strict=True, reason=PROJECT_APPROVAL)),
+    ],
 )
 def test_claude_mcp_list_shows_the_server_connected_until_uninstall(sandbox, scope):
     sandbox.install("claude", scope)
