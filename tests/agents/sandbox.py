@@ -28,10 +28,11 @@ RUN_SECONDS = 180
 CODEX_MODEL = "gpt-5.5"  # in Codex's bundled catalog: apply_patch (freeform) and tool_search
 COLONY = str(Path(sys.executable).with_name("colony-tasks"))
 
-# What the agents print when a hook or a setting we installed is rejected (scenario 6).
+# What the agents print when a hook or a setting is rejected (checked against deliberately
+# broken hooks in test_hooks_accepted.py): Claude Code's stdout and debug log, Codex's stderr.
 HOOK_PROBLEMS = re.compile(
-    r"hook failed|hook error|invalid setting|setting skipped|failed to parse hooks"
-    r"|hook: \w+ \(?failed\)?|hook: \w+ (?:Failed|Blocked)",
+    r"hook failed|invalid setting|settings entries were skipped|hook: \w+ failed"
+    r"|hook \w+(?::\w+)? \(\w+\) error|finished with status [1-9]",
     re.IGNORECASE,
 )
 
@@ -73,6 +74,7 @@ class Sandbox:
         self.home.mkdir()
         self.repo.mkdir()
         self.runs: list[Run] = []
+        self.colony_path = COLONY
         self.env = {
             "HOME": str(self.home),
             "PATH": os.pathsep.join([str(toolchain.bin_dir), "/usr/local/bin", "/usr/bin", "/bin"]),
