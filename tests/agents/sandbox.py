@@ -87,6 +87,9 @@ class Sandbox:
             "DISABLE_ERROR_REPORTING": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "ANTHROPIC_API_KEY": "sk-ant-scripted",
+            # Commands without a model server (`claude mcp list`) must not look up
+            # api.anthropic.com either: offline, that costs ~20 s of DNS retries.
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
             # Codex: its logs stay in the temp HOME.
             "CODEX_HOME": str(self.home / ".codex"),
             "RUST_LOG": "warn",
@@ -198,6 +201,13 @@ class Sandbox:
             "check_for_update_on_startup=false",
             "-c",
             "analytics.enabled=false",
+            # No plugin or connector sync with github.com / chatgpt.com.
+            "-c",
+            "features.plugins=false",
+            "-c",
+            "features.apps=false",
+            "-c",
+            "features.remote_plugin=false",
             "-m",
             CODEX_MODEL,
             prompt,

@@ -7,7 +7,9 @@ leaves a half-filled cache behind. ``node@22`` provides Node 22 (Claude Code's l
 it) whatever the system Node is.
 
 ``COLONY_TASKS_AGENT_VERSIONS=latest`` (``make agents-latest``) asks the registry for the newest
-published versions instead. ``COLONY_TASKS_AGENTS=skip`` skips the suite on purpose.
+published versions instead. Without npm the suite is skipped with that reason; when npm fails,
+the tests error with npm's output. ``COLONY_TASKS_AGENTS=skip`` skips the suite on purpose
+(for an offline machine).
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ INSTALL_TIMEOUT = 900
 
 
 class Unavailable(Exception):
-    """The CLIs cannot be installed here, for the reason given (the suite is skipped)."""
+    """npm is not installed here, so the CLIs cannot be (the suite is skipped, with this reason)."""
+
+
+class InstallFailed(Exception):
+    """npm is there but failed (registry unreachable, a pinned version withdrawn...): an error,
+    not a skip, so CI never goes green without having run the agents."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,7 @@ def _npm(*args: str) -> str:
         timeout=INSTALL_TIMEOUT,
     )
     if result.returncode != 0:
-        raise Unavailable(f"`npm {' '.join(args)}` failed: {result.stderr.strip()[-1500:]}")
+        raise InstallFailed(f"`npm {' '.join(args)}` failed: {result.stderr.strip()[-1500:]}")
     return result.stdout
 
 
