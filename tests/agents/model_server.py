@@ -13,8 +13,9 @@ can assert that a briefing, a delta or a warning reached the model. A step can h
 until the test opens a gate, which keeps an agent's session (and its claims) alive while another
 agent works.
 
-Requests that are not the agent's main loop (Claude Code's title or topic side requests, which
-carry no tools) are recorded and answered with a short text, without consuming a script step.
+Requests that are not the agent's main loop (Claude Code's side requests, which carry no tools)
+are recorded and answered with a short text, without consuming a script step; a main-loop
+request past the end of the script is answered "Done.", which ends the agent's turn.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -144,16 +144,6 @@ class ScriptedServer:
         with self._lock:
             return [e.body for e in self.exchanges if e.step is not None]
 
-    def wait_for(self, predicate: Callable[[], bool], what: str) -> None:
-        """Block until ``predicate()`` holds after some request, or fail after WAIT_SECONDS."""
-        deadline = time.monotonic() + WAIT_SECONDS
-        with self._lock:
-            while not predicate():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"timed out waiting for {what}")
-                self._lock.wait(left)
-
     # --- serving -----------------------------------------------------------------------------
 
     def new_id(self, prefix: str) -> str:
@@ -195,7 +185,7 @@ class ScriptedServer:
                 pass
 
             def do_GET(self) -> None:
-                server.exchanges.append(Exchange(self.path, {}, None))
+                server._take(self.path, {})
                 self._json(200, {"data": [], "models": []})
 
             def do_HEAD(self) -> None:
@@ -218,9 +208,6 @@ class ScriptedServer:
                         self._json(500, {"error": "the test never opened this step's gate"})
                         return
                     events = server.stream(step, body)
-                if events is None:
-                    self._json(200, {})
-                    return
                 payload = "".join(
                     f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events
                 ).encode()

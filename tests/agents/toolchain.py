@@ -104,6 +104,8 @@ def install(versions: dict[str, str]) -> Toolchain:
     toolchain = Toolchain(versions, target / "node_modules" / ".bin")
     if (target / "installed").exists():
         return toolchain
+    if shutil.which("npm") is None:
+        raise Unavailable("npm is not installed, so the agent CLIs cannot be installed")
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target.parent / f".{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time (parallel CI jobs)
