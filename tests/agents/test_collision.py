@@ -58,7 +58,8 @@ def test_codex_patching_a_file_claude_just_edited_is_warned(sandbox):
     assert "You just edited a file" not in context(first)
     warning = context(after_patch)
     assert f"prices.py is held by {claude_handle}" in warning
-    assert "You just edited a file another session is working on" in warning
+    assert "Heads-up before this edit" in warning  # PreToolUse, before apply_patch ran
+    assert "You just edited a file another session is working on" in warning  # PostToolUse
     assert f'ask_question(to="{claude_handle}"' in warning
     assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.21\n"
 
