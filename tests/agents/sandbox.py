@@ -7,7 +7,8 @@ updates, telemetry and other non-essential traffic turned off.
 
 An agent session runs as a background process (:class:`Run`), so a test can start a second
 agent while the first one waits inside its turn; :meth:`Run.finish` waits for it with a bounded
-deadline and checks that it exited cleanly and that no hook reported a problem.
+deadline and checks that it exited cleanly; :meth:`Run.hook_problems` lists what the agent
+said about rejected hooks or settings.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,10 @@ class Run:
 
     agent: str
     process: subprocess.Popen
-    log: Path
     server: MessagesServer | ResponsesServer
+    log: Path | None = None  # Claude Code's --debug-file (Codex reports hooks on stderr)
     output: str = ""
-    debug: str = field(default="")
+    debug: str = ""
 
     def finish(self) -> Run:
         """Wait for the session to end; fail with the agent's output if it did not go well."""
@@ -56,7 +57,8 @@ class Run:
             self.process.kill()
             self.output, _ = self.process.communicate()
             raise AssertionError(f"{self.agent} did not finish:\n{self.output[-4000:]}") from None
-        self.debug = self.log.read_text(errors="replace") if self.log.exists() else ""
+        if self.log is not None and self.log.exists():
+            self.debug = self.log.read_text(errors="replace")
         assert self.process.returncode == 0, f"{self.agent} failed:\n{self.output[-4000:]}"
         return self
 
@@ -66,6 +68,8 @@ class Run:
 
 
 class Sandbox:
+    """A temp HOME with a git repository ``shop`` in it, and helpers to run things there."""
+
     def __init__(self, root: Path, toolchain: Toolchain):
         self.toolchain = toolchain
         self.home = root / "home"
@@ -90,7 +94,7 @@ class Sandbox:
             # Commands without a model server (`claude mcp list`) must not look up
             # api.anthropic.com either: offline, that costs ~20 s of DNS retries.
             "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
-            # Codex: its logs stay in the temp HOME.
+            # Codex: config, hooks and sessions under the temp HOME; warnings on stderr.
             "CODEX_HOME": str(self.home / ".codex"),
             "RUST_LOG": "warn",
         }
@@ -149,7 +153,7 @@ class Sandbox:
 
     # --- agents ----------------------------------------------------------------------------
 
-    def _start(self, agent: str, command: list[str], env: dict[str, str], log: Path, server) -> Run:
+    def _start(self, agent: str, command: list[str], env: dict[str, str], server, log=None) -> Run:
         process = subprocess.Popen(
             command,
             cwd=self.repo,
@@ -159,7 +163,7 @@ class Sandbox:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        run = Run(agent, process, log, server)
+        run = Run(agent, process, server, log)
         self.runs.append(run)
         return run
 
@@ -180,11 +184,10 @@ class Sandbox:
             "--debug-file",
             str(log),
         ]
-        return self._start("claude", command, env, log, server)
+        return self._start("claude", command, env, server, log)
 
     def codex(self, server: ResponsesServer, prompt: str) -> Run:
         """``codex exec PROMPT`` against ``server`` (a custom Responses provider), hooks trusted."""
-        log = self.home / f"codex-log-{len(self.runs)}.txt"
         url = f"http://127.0.0.1:{server.port}/v1"
         provider = f'{{name="scripted", base_url="{url}", wire_api="responses"}}'
         command = [
@@ -212,7 +215,7 @@ class Sandbox:
             CODEX_MODEL,
             prompt,
         ]
-        return self._start("codex", command, self.env, log, server)
+        return self._start("codex", command, self.env, server)
 
     def stop_all(self) -> None:
         """Kill what is still running; keep each agent's model requests beside its log."""
