@@ -6,7 +6,7 @@ EXTRAS ?= test
 comma := ,
 STAMP = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install test test-slow test-browser test-all browser lint format demo bench clean
+.PHONY: install test test-slow test-browser test-agents agents-latest test-all browser lint format demo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,9 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The default suite: fast, deterministic, no browser (about a minute here).
+# The default suite: fast, deterministic, no browser, no agent CLIs (about a minute here).
 test: lint
-	$(BIN)/python -m pytest -m "not slow and not stress and not browser"
+	$(BIN)/python -m pytest -m "not slow and not stress and not browser and not agents"
 
 test-slow: install
 	$(BIN)/python -m pytest -m "slow or stress"
@@ -45,8 +45,17 @@ browser:
 test-browser: install browser
 	$(BIN)/python -m pytest -m "browser"
 
+# The real Claude Code and Codex CLIs (pinned in tests/agents/versions.json, installed from npm
+# into ~/.cache/colony-tasks-agents on first use) run scripted sessions against colony-tasks.
+test-agents: install
+	$(BIN)/python -m pytest -m agents tests/agents
+
+# Not in CI: the same suite against the newest published CLIs, to find drift before users do.
+agents-latest: install
+	COLONY_TASKS_AGENT_VERSIONS=latest $(BIN)/python -m pytest -m agents tests/agents
+
 # CI after `make test`: the whole suite again with the optional sentence-transformers backend
-# installed (its tests skip without it), plus the slow, stress and browser suites.
+# installed (its tests skip without it), plus the slow, stress, browser and agents suites.
 test-all: browser
 	$(MAKE) install EXTRAS=test,minilm
 	$(BIN)/python -m pytest

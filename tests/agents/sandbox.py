@@ -1,0 +1,228 @@
+"""A throwaway machine for one test: a temp HOME, a git repository, the agents and colony-tasks.
+
+Everything the agents and colony-tasks write (``~/.claude``, ``~/.claude.json``, ``~/.codex``,
+the store) lands under the temp HOME. The agents reach no network: Claude Code talks to
+``ANTHROPIC_BASE_URL`` and Codex to a custom model provider, both a local scripted server, with
+updates, telemetry and other non-essential traffic turned off.
+
+An agent session runs as a background process (:class:`Run`), so a test can start a second
+agent while the first one waits inside its turn; :meth:`Run.finish` waits for it with a bounded
+deadline and checks that it exited cleanly; :meth:`Run.hook_problems` lists what the agent
+said about rejected hooks or settings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model_server import MessagesServer, ResponsesServer
+from .toolchain import Toolchain
+
+RUN_SECONDS = 180
+CODEX_MODEL = "gpt-5.5"  # in Codex's bundled catalog: apply_patch (freeform) and tool_search
+COLONY = str(Path(sys.executable).with_name("colony-tasks"))
+
+# What the agents print when a hook or a setting is rejected (checked against deliberately
+# broken hooks in test_hooks_accepted.py): Claude Code's stdout and debug log, Codex's stderr.
+HOOK_PROBLEMS = re.compile(
+    r"hook failed|invalid setting|settings entries were skipped|hook: \w+ failed"
+    r"|hook \w+(?::\w+)? \(\w+\) error|finished with status [1-9]",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Run:
+    """One agent process running a scripted session."""
+
+    agent: str
+    process: subprocess.Popen
+    server: MessagesServer | ResponsesServer
+    log: Path | None = None  # Claude Code's --debug-file (Codex reports hooks on stderr)
+    output: str = ""
+    debug: str = ""
+
+    def finish(self) -> Run:
+        """Wait for the session to end; fail with the agent's output if it did not go well."""
+        try:
+            self.output, _ = self.process.communicate(timeout=RUN_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.output, _ = self.process.communicate()
+            raise AssertionError(f"{self.agent} did not finish:\n{self.output[-4000:]}") from None
+        if self.log is not None and self.log.exists():
+            self.debug = self.log.read_text(errors="replace")
+        assert self.process.returncode == 0, f"{self.agent} failed:\n{self.output[-4000:]}"
+        return self
+
+    def hook_problems(self) -> list[str]:
+        text = self.output + "\n" + self.debug
+        return [line for line in text.splitlines() if HOOK_PROBLEMS.search(line)]
+
+
+class Sandbox:
+    """A temp HOME with a git repository ``shop`` in it, and helpers to run things there."""
+
+    def __init__(self, root: Path, toolchain: Toolchain):
+        self.toolchain = toolchain
+        self.home = root / "home"
+        self.repo = self.home / "shop"
+        self.data = self.home / ".colony-tasks"
+        self.home.mkdir()
+        self.repo.mkdir()
+        self.runs: list[Run] = []
+        self.colony_path = COLONY
+        self.env = {
+            "HOME": str(self.home),
+            "PATH": os.pathsep.join([str(toolchain.bin_dir), "/usr/local/bin", "/usr/bin", "/bin"]),
+            "LANG": "C.UTF-8",
+            "TMPDIR": str(root),
+            "COLONY_TASKS_HOME": str(self.data),
+            # Claude Code: no updater, telemetry, error reports or other background traffic.
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "ANTHROPIC_API_KEY": "sk-ant-scripted",
+            # Commands without a model server (`claude mcp list`) must not look up
+            # api.anthropic.com either: offline, that costs ~20 s of DNS retries.
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+            # Codex: config, hooks and sessions under the temp HOME; warnings on stderr.
+            "CODEX_HOME": str(self.home / ".codex"),
+            "RUST_LOG": "warn",
+        }
+        for command in (
+            ["git", "init", "-q", "-b", "main"],
+            ["git", "config", "user.email", "dev@example.com"],
+            ["git", "config", "user.name", "dev"],
+        ):
+            subprocess.run(command, cwd=self.repo, check=True)
+
+    # --- files and commands ----------------------------------------------------------------
+
+    def write(self, name: str, text: str) -> Path:
+        path = self.repo / name
+        path.write_text(text)
+        return path
+
+    def commit(self) -> None:
+        subprocess.run(["git", "add", "-A"], cwd=self.repo, check=True)
+        subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=self.repo, check=True)
+
+    def run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            command,
+            cwd=self.repo,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=RUN_SECONDS,
+        )
+        if check:
+            assert result.returncode == 0, f"{command} failed:\n{result.stdout}{result.stderr}"
+        return result
+
+    def colony(self, *args: str) -> str:
+        return self.run(COLONY, *args).stdout
+
+    def colony_json(self, *args: str) -> Any:
+        return json.loads(self.colony(*args, "--json"))
+
+    def install(self, agent: str, scope: str = "user") -> None:
+        self.colony("install", "--agent", agent, "--scope", scope)
+
+    def lane_task(self) -> dict[str, Any]:
+        return self.colony_json("tasks", "show", "1")
+
+    def session(self, agent: str) -> dict[str, Any]:
+        found = [s for s in self.colony_json("sessions") if s["agent"] == agent]
+        assert len(found) == 1, found
+        return found[0]
+
+    def hook_log(self) -> str:
+        log = self.data / "hooks.log"
+        return log.read_text() if log.exists() else ""
+
+    # --- agents ----------------------------------------------------------------------------
+
+    def _start(self, agent: str, command: list[str], env: dict[str, str], server, log=None) -> Run:
+        process = subprocess.Popen(
+            command,
+            cwd=self.repo,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        run = Run(agent, process, server, log)
+        self.runs.append(run)
+        return run
+
+    def claude(self, server: MessagesServer, prompt: str) -> Run:
+        """``claude -p PROMPT`` against ``server``, edits accepted, debug log kept."""
+        log = self.home / f"claude-debug-{len(self.runs)}.txt"
+        env = {**self.env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.port}"}
+        command = [
+            self.toolchain.claude,
+            "-p",
+            prompt,
+            "--permission-mode",
+            "acceptEdits",
+            # Our MCP tools ask for permission the first time, and `-p` cannot ask: allow them
+            # the way a user who answered "always allow" would have.
+            "--allowedTools",
+            "mcp__colony-tasks",
+            "--debug-file",
+            str(log),
+        ]
+        return self._start("claude", command, env, server, log)
+
+    def codex(self, server: ResponsesServer, prompt: str) -> Run:
+        """``codex exec PROMPT`` against ``server`` (a custom Responses provider), hooks trusted."""
+        url = f"http://127.0.0.1:{server.port}/v1"
+        provider = f'{{name="scripted", base_url="{url}", wire_api="responses"}}'
+        command = [
+            self.toolchain.codex,
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--dangerously-bypass-hook-trust",
+            "-c",
+            "model_provider=scripted",
+            "-c",
+            f"model_providers.scripted={provider}",
+            "-c",
+            "check_for_update_on_startup=false",
+            "-c",
+            "analytics.enabled=false",
+            # No plugin or connector sync with github.com / chatgpt.com.
+            "-c",
+            "features.plugins=false",
+            "-c",
+            "features.apps=false",
+            "-c",
+            "features.remote_plugin=false",
+            "-m",
+            CODEX_MODEL,
+            prompt,
+        ]
+        return self._start("codex", command, self.env, server)
+
+    def stop_all(self) -> None:
+        """Kill what is still running; keep each agent's model requests beside its log."""
+        for index, run in enumerate(self.runs):
+            if run.process.poll() is None:
+                run.process.kill()
+                run.process.communicate()
+            bodies = [{"path": e.path, "body": e.body} for e in run.server.exchanges]
+            dump = self.home / f"{run.agent}-requests-{index}.json"
+            dump.write_text(json.dumps(bodies, indent=1))
