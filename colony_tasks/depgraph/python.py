@@ -23,7 +23,7 @@ def _imports(tree: ast.Module) -> list[ImportSpec]:
     # Every import statement anywhere in the module, including those inside functions and
     # ``if TYPE_CHECKING:`` blocks: a lazy import is still a dependency. Only statement lists
     # are visited (imports are statements), which skips the expressions, most of the tree.
-    specs = []
+    specs: list[ImportSpec] = []
     stack: list[list[ast.stmt]] = [tree.body]
     while stack:
         for node in stack.pop():
@@ -115,6 +115,7 @@ def _methods(cls: ast.ClassDef) -> list[Symbol]:
 
 def _all_names(node: ast.stmt) -> list[str]:
     """The names of ``__all__ = [...]``, ``__all__ += [...]`` (literal lists and tuples)."""
+    value: ast.expr | None
     if isinstance(node, ast.Assign):
         targets, value = node.targets, node.value
     elif isinstance(node, ast.AugAssign | ast.AnnAssign):
