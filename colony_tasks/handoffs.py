@@ -78,6 +78,7 @@ def accept_handoff(store: Store, session: Session | str, handoff_id: int) -> Acc
                 store, session, files, lane, task_id=task.id, note=f"from handoff #{handoff.id}"
             )
         store.set_observation_status(handoff.id, ItemStatus.ACCEPTED, resolved_by=session.id)
+        store.mark_delivered(session.id, [handoff.id])  # whoever accepts it has seen it
         posted = chains.insert(
             store,
             task,

@@ -185,6 +185,7 @@ def answer(store: Store, session: Session | str, question_id: int, text: str) ->
             store, task, session, ObsKind.ANSWER, body, to=question.handle, in_reply_to=question.id
         )
         store.set_observation_status(question.id, ItemStatus.ANSWERED, resolved_by=session.id)
+        store.mark_delivered(session.id, [question.id])  # whoever answers it has seen it
         return AnswerResult(
             ok=True, question_id=question.id, answer_id=posted.id, answered_by=session.handle
         )

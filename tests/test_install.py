@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass
@@ -194,7 +195,11 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
         "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
     }
     codex = load(homes.codex_hooks)
-    assert codex["hooks"]["PostToolUse"][0]["matcher"] == "^(apply_patch|Bash)$"
+    post = re.compile(codex["hooks"]["PostToolUse"][0]["matcher"])
+    for tool in ("apply_patch", "Bash", "mcp__colony-tasks__answer_question"):
+        assert post.search(tool), tool
+    for tool in ("Read", "mcp__other__answer_question", "apply_patch_x"):
+        assert not post.search(tool), tool
     assert codex["hooks"]["Stop"][0]["hooks"][0]["command"] == f"{EXE} hook stop --agent codex"
     server = tomlkit.parse(homes.codex_config.read_text())["mcp_servers"]["colony-tasks"]
     assert server.unwrap() == {"command": EXE, "args": ["mcp"], "env_vars": ["COLONY_TASKS_HOME"]}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, delivery, posts, tasks
+from colony_tasks import actions, delivery, posts, sessions, tasks
 from colony_tasks.errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
 from colony_tasks.store import Store
 from tests.helpers import join, snapshot
@@ -286,3 +286,22 @@ def test_every_error_leaves_the_database_unchanged(
     with pytest.raises(error):
         case(store, ids)
     assert snapshot(store) == before
+
+
+def test_an_answered_question_is_never_reported_undelivered(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo).session
+    question = actions.ask(store, "a", "which port?", to=b.handle)
+    actions.answer(store, "b", question.id, "8080")  # b never had a hook in between
+    assert store.recipients(question.id)[0]["state"] == "delivered"
+    sessions.end_session(store, "b")
+    assert not store.has_undeliverable("a")
+
+
+def test_a_pending_question_to_an_ended_session_is_reported_once(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    b = join(store, "b", "codex", repo).session
+    question = actions.ask(store, "a", "which port?", to=b.handle)
+    sessions.end_session(store, "b")
+    assert [r["observation_id"] for r in store.undelivered_for_sender("a")] == [question.id]
+    assert store.undelivered_for_sender("a") == []

@@ -33,6 +33,8 @@ class HookEvent:
 
 
 CLAUDE_EDIT_TOOLS = "Edit|Write|MultiEdit|NotebookEdit"
+# Our MCP tools, also when a plugin provides the server (mcp__plugin_<plugin>_<server>__...).
+OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
 
 EVENTS: tuple[HookEvent, ...] = (
     # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
@@ -40,8 +42,14 @@ EVENTS: tuple[HookEvent, ...] = (
     # 10 s: above the store's 5 s busy timeout, so a briefly locked database still answers.
     HookEvent("UserPromptSubmit", "user-prompt-submit", None, None, 10),
     HookEvent("PreToolUse", "pre-tool-use", CLAUDE_EDIT_TOOLS, "^apply_patch$", 10),
+    # After edits and shell commands, and after our own MCP tools (answering a question
+    # through MCP must deliver what is addressed to the session mid-turn, like any tool call).
     HookEvent(
-        "PostToolUse", "post-tool-use", CLAUDE_EDIT_TOOLS + "|Bash", "^(apply_patch|Bash)$", 10
+        "PostToolUse",
+        "post-tool-use",
+        f"^({CLAUDE_EDIT_TOOLS}|Bash|{OUR_MCP_TOOLS})$",
+        f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
+        10,
     ),
     HookEvent("Stop", "stop", None, None, 10),
     # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.

@@ -146,13 +146,21 @@ class DeliveryMixin(StoreBase):
         return int(row[0]) if row else 0
 
     def mark_undeliverable(self, session_id: str) -> list[int]:
-        """The session ended: its pending deliveries can no longer happen."""
+        """The session ended: its pending deliveries can no longer happen. Items that no longer
+        wait on anyone (a question answered or withdrawn, a handoff accepted) are left alone:
+        nobody needs to re-address them."""
         rows = self._all(
-            "SELECT observation_id FROM recipients WHERE session_id = ? AND state = 'pending'",
+            "SELECT r.observation_id FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            " WHERE r.session_id = ? AND r.state = 'pending'"
+            " AND (o.status IS NULL OR o.status IN ('pending', 'open'))",
             (session_id,),
         )
-        self._run(
-            "UPDATE recipients SET state = 'undeliverable' WHERE session_id = ? AND state = 'pending'",
-            (session_id,),
-        )
-        return [r[0] for r in rows]
+        ids = [r[0] for r in rows]
+        if ids:
+            marks = ",".join("?" * len(ids))
+            self._run(
+                "UPDATE recipients SET state = 'undeliverable' WHERE session_id = ?"
+                f" AND observation_id IN ({marks})",
+                (session_id, *ids),
+            )
+        return ids

@@ -130,15 +130,6 @@ def test_the_sessions_hooks_ran_without_a_problem(outcome):
         assert run.hook_problems() == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Product bug: Codex answered question #N through MCP, yet its directed delivery stays "
-        "'pending' (Codex had no PostToolUse for an MCP call), so when Codex's session ends "
-        "Claude is told 'not delivered (the recipient's session ended first) ... re-address it' "
-        "about a question that was answered."
-    ),
-)
 def test_an_answered_question_is_not_reported_undelivered(outcome):
     *_, delivered, _ = outcome.claude_requests
     assert "not delivered" not in context(delivered)
