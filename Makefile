@@ -64,7 +64,7 @@ demo: install
 	$(BIN)/python demo/demo.py
 
 # Benchmarks print medians and same-run ratios; bench/check.py is the hook latency gate
-# (fails when a gated hook's p50 exceeds 1.6x the baseline). Full-size runs: drop --quick.
+# (fails when a gated hook's p50 exceeds 1.2x the baseline). Full-size runs: drop --quick.
 bench: install
 	$(BIN)/python -m compileall -q colony_tasks mcp_server > /dev/null
 	$(BIN)/python bench/hooks.py
