@@ -5,8 +5,9 @@ Every block ends with the exact next call. Standard library only.
 
 from __future__ import annotations
 
-from . import chains, delivery
 from . import claims as claims_mod
+from . import delivery
+from .kinds import MESSAGE_KINDS, ObsKind
 from .models import Observation, Session
 from .render import clip, item_line
 from .sessions import Joined
@@ -23,6 +24,10 @@ TOOLS_LINE = (
     "accept_handoff, record_decision, report_blocker, task_updates_since, search."
 )
 MAX_ITEMS = 12
+# A chain turn block: the history a session needs with its turn (chains.py owns the rules).
+HISTORY_ITEMS = 40
+HISTORY_CHARS = 400
+CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
 # The briefing's bounds: holders and patterns per holder in the claims line, waiting items.
 MAX_HOLDERS = 5
 MAX_PATTERNS = 4
@@ -49,7 +54,7 @@ def _line(
     limit: int = ITEM_CHARS,
 ) -> str:
     if store is not None and obs.kind == "turn" and obs.to in (me.handle, me.id):
-        return chains.turn_block(store, me, obs)
+        return turn_block(store, me, obs)
     line = item_line(obs, now=now, limit=limit)
     if obs.to and obs.to in (me.handle, me.id):
         line = line.replace(f" → {obs.to}", " → you", 1)
@@ -200,4 +205,31 @@ def undeliverable(rows: Sequence[dict]) -> str | None:
             f"#{row['observation_id']} {row['kind']} to {row['recipient_handle']}: "
             f'{clip(row["text"], 120)} → re-address it, e.g. ask_question(to="any", ...)'
         )
+    return "\n".join(lines)
+
+
+def turn_block(store: Store, me: Session, turn: Observation) -> str:
+    """The one block a session receives with its turn: the history it needs, then the prompt."""
+    since = int(turn.meta.get("since") or 0)
+    chain_id = int(turn.task_id or 0)
+    items = [
+        o
+        for o in store.observations_after(chain_id, since, kinds=CHAIN_KINDS, limit=100_000)
+        if o.id < turn.id
+    ]
+    task = store.get_task(chain_id)
+    if task is None:
+        return ""
+    what = "the full history" if since == 0 else "what was said since you last spoke"
+    lines = [f"colony-tasks — chain #{task.id} “{task.title}”: it is your turn ({what}):"]
+    skipped = max(0, len(items) - HISTORY_ITEMS)
+    if skipped:
+        lines.append(f"… {skipped} earlier messages — task_timeline(task_id={task.id})")
+    for obs in items[skipped:]:
+        lines.append(f"  [turn {obs.turn}] {item_line(obs, limit=HISTORY_CHARS)}")
+    lines.append(f"Prompt from {turn.meta.get('from') or turn.handle}: {clip(turn.text, 2000)}")
+    lines.append(
+        f'Reply with chain_say(chain_id={task.id}, content="..."); the turn then returns'
+        " to the coordinator."
+    )
     return "\n".join(lines)
