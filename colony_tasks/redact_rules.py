@@ -1,0 +1,345 @@
+"""The secret rules :mod:`colony_tasks.redact` applies, as data.
+
+Each :class:`Rule` names the kind of secret (the ``<kind>`` of ``[REDACTED:<kind>]``), the
+lowercase substrings that must occur in a text before its pattern is compiled or run, and the
+pattern. A group named ``keep`` is a readable prefix kept in the output (``password=``,
+``Authorization: Bearer ``); everything else the pattern matches is replaced.
+
+Token formats follow each provider's public documentation and the rule sets of gitleaks and
+detect-secrets; the patterns are written anew for Python's ``re`` in a shape that cannot
+backtrack (tests/redos.py proves it for every rule, tests/test_redaction_rules.py holds an
+example per rule):
+
+- a rule starts with a literal anchor (or a bounded head) and every quantifier in the head is
+  bounded; per start position the matcher does a bounded amount of work;
+- an unbounded repeat is either in the *tail* (only optional items follow it, so once reached
+  the match succeeds and consumes what it scanned), or possessive over a class that excludes a
+  character of every anchor (so scans from different start positions never overlap).
+
+Order matters: provider formats first, then headers, URLs and flags, then generic assignments,
+which skip values an earlier rule already replaced.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Rule(NamedTuple):
+    name: str  # unique; tests key their examples on it
+    kind: str  # shown in [REDACTED:<kind>]
+    triggers: tuple[str, ...]  # lowercase substrings; the rule runs only if one occurs
+    pattern: str
+    suffix: str = ""  # literal text put back after the marker (a consumed '@')
+
+
+# Building blocks for the assignment rules. A name holding a sensitive word, an optional
+# closing quote, a separator, then the value. Values that are code rather than data
+# (booleans, None, type names, calls, references like $VAR or {{ x }}) are left alone.
+_SEP = r"""["']?+[ \t]{0,8}+(?:=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
+_STRONG = r"(?i:passw(?:or)?d|passphrase|secret|credentials?|[_-]pass(?![\w])|[_-]pwd)"
+_SOFT = (
+    r"(?:(?i:token|api[_-]?key|auth[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key"
+    r"|encryption[_-]?key|master[_-]?key|session[_-]?key|secret[_-]?key|auth)"
+    r"|[_.-][Kk][Ee][Yy]|[a-z]Key|KEY)"
+)
+_NOT_CODE = (
+    r"(?!\[REDACTED)(?!(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes"
+    r"|optional|secretstr|any|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-]))"
+    r"(?![A-Za-z_][\w.]{0,64}+[(\[])(?![$%&*{<@!|>#/\\~`])"
+)
+_UNQUOTED = r"[^\s\"'`,;)}\]]"
+# A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
+_VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
+
+# A sensitive word ends the flag's name: --password, --db-password, --api-key, --token.
+_FLAG = r"(?i:passw(?:or)?d|passphrase|secret|token|api-?key|access-?key|auth-?key|cookie|pass)"
+
+RULES: tuple[Rule, ...] = (
+    # -- private keys (a block with no END drops the rest of the text) --------------------------
+    Rule(
+        "pem-private-key",
+        "private-key",
+        ("private key",),
+        r"-----BEGIN[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[^-]++|-(?!----END))*+(?:-----END[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----)?",
+    ),
+    Rule(
+        "putty-private-key",
+        "private-key",
+        ("private-lines:",),
+        r"(?P<keep>Private-Lines:[ \t]{0,4}+\d{1,4}+)(?:\r?\n[A-Za-z0-9+/=]++)*+",
+    ),
+    # -- cloud ----------------------------------------------------------------------------------
+    Rule(
+        "aws-access-key",
+        "aws-access-key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa", "apka"),
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "aws-secret-key",
+        "aws-secret-key",
+        ("secret_access_key", "secretaccesskey", "aws_secret_key", "secret-access-key"),
+        r"(?P<keep>(?i:secret_?access_?key|aws_secret_key|secret-access-key)"
+        + _SEP
+        + r"""["']?+)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])""",
+    ),
+    Rule(
+        "aws-session-token",
+        "aws-session-token",
+        ("session_token", "sessiontoken", "security-token", "security_token"),
+        r"(?P<keep>(?i:session_?token|security[-_]token)" + _SEP + r"""["']?+)"""
+        r"[A-Za-z0-9/+=]{16,}+",
+    ),
+    Rule("gcp-api-key", "google-api-key", ("aiza",), r"AIza[0-9A-Za-z_-]{35}"),
+    Rule("gcp-oauth-secret", "google-oauth-secret", ("gocspx-",), r"GOCSPX-[A-Za-z0-9_-]{20,}+"),
+    Rule("gcp-oauth-token", "google-oauth-token", ("ya29.",), r"ya29\.[A-Za-z0-9_-]{20,}+"),
+    Rule("gcp-refresh-token", "google-oauth-token", ("1//0",), r"1//0[A-Za-z0-9_-]{30,}+"),
+    Rule(
+        "azure-storage-key",
+        "azure-key",
+        ("accountkey", "sharedaccesskey"),
+        r"(?P<keep>(?i:AccountKey|SharedAccessKey)[ \t]{0,4}+=[ \t]{0,4}+)"
+        r"[A-Za-z0-9+/]{20,}+={0,2}+",
+    ),
+    Rule(
+        "azure-client-secret",
+        "azure-client-secret",
+        ("q~",),
+        r"Q~(?<=[A-Za-z0-9_~.-]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}+",
+    ),
+    # -- VCS and package registries -------------------------------------------------------------
+    Rule(
+        "github-token",
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"gh[pousr]_[A-Za-z0-9]{30,}+",
+    ),
+    Rule("github-fine-grained", "github-token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{30,}+"),
+    Rule(
+        "gitlab-token",
+        "gitlab-token",
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glft-", "glsoat-"),
+        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|soat)-[A-Za-z0-9_.-]{20,}+",
+    ),
+    Rule("gitlab-runner", "gitlab-token", ("gr1348941",), r"GR1348941[A-Za-z0-9_-]{20,}+"),
+    Rule("npm-token", "npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36,}+"),
+    Rule("pypi-token", "pypi-token", ("pypi-",), r"pypi-AgE[A-Za-z0-9_-]{50,}+"),
+    Rule("huggingface-token", "huggingface-token", ("hf_",), r"hf_[A-Za-z0-9]{30,}+"),
+    Rule("huggingface-org", "huggingface-token", ("api_org_",), r"api_org_[A-Za-z0-9]{30,}+"),
+    Rule("docker-pat", "docker-token", ("dckr_pat_",), r"dckr_pat_[A-Za-z0-9_-]{20,}+"),
+    # -- AI providers ---------------------------------------------------------------------------
+    Rule("anthropic-key", "anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{16,}+"),
+    Rule(
+        "openai-key",
+        "openai-key",
+        ("sk-",),
+        r"sk-(?<![\w-]sk-)(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_-]{20,}+",
+    ),
+    Rule("groq-key", "groq-key", ("gsk_",), r"gsk_[A-Za-z0-9]{40,}+"),
+    Rule("replicate-token", "replicate-token", ("r8_",), r"r8_[A-Za-z0-9]{30,}+"),
+    Rule("perplexity-key", "perplexity-key", ("pplx-",), r"pplx-[A-Za-z0-9]{40,}+"),
+    Rule("xai-key", "xai-key", ("xai-",), r"xai-[A-Za-z0-9]{60,}+"),
+    Rule("langsmith-key", "langsmith-key", ("lsv2_",), r"lsv2_(?:pt|sk)_[A-Za-z0-9_]{30,}+"),
+    # -- chat and webhooks ----------------------------------------------------------------------
+    Rule("slack-token", "slack-token", ("xox",), r"xox[abposre]-[A-Za-z0-9-]{10,}+"),
+    Rule("slack-app-token", "slack-token", ("xapp-",), r"xapp-[0-9]-[A-Za-z0-9-]{10,}+"),
+    Rule(
+        "slack-webhook",
+        "slack-webhook",
+        ("hooks.slack.com",),
+        r"(?P<keep>hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]++",
+    ),
+    Rule(
+        "discord-webhook",
+        "discord-webhook",
+        ("discord",),
+        r"(?P<keep>discord(?:app)?\.com/api/webhooks/)[0-9]{5,}+/[A-Za-z0-9_-]++",
+    ),
+    Rule(
+        "teams-webhook",
+        "teams-webhook",
+        ("webhook.office.com",),
+        r"(?P<keep>webhook\.office\.com/)[A-Za-z0-9/@._-]++",
+    ),
+    Rule("telegram-bot-token", "telegram-bot-token", (":aa",), r":AA[A-Za-z0-9_-]{33}(?![\w-])"),
+    # -- payments -------------------------------------------------------------------------------
+    Rule(
+        "stripe-key",
+        "stripe-key",
+        ("_live_", "_test_"),
+        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+",
+    ),
+    Rule(
+        "stripe-webhook-secret", "stripe-webhook-secret", ("whsec_",), r"whsec_[A-Za-z0-9+/=]{20,}+"
+    ),
+    Rule("square-token", "square-token", ("sq0atp-", "sq0csp-"), r"sq0(?:atp|csp)-[\w-]{22,}+"),
+    Rule(
+        "braintree-token",
+        "braintree-token",
+        ("access_token$",),
+        r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",
+    ),
+    Rule(
+        "shopify-token",
+        "shopify-token",
+        ("shpat_", "shpss_", "shpca_", "shppa_"),
+        r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    ),
+    # -- email and SMS --------------------------------------------------------------------------
+    Rule("sendgrid-key", "sendgrid-key", ("sg.",), r"SG\.[\w-]{20,24}\.[\w-]{40,}+"),
+    Rule("twilio-key", "twilio-key", ("sk",), r"SK(?<![\w]SK)[0-9a-f]{32}(?![0-9a-zA-Z])"),
+    Rule("mailgun-key", "mailgun-key", ("key-",), r"key-(?<![\w-]key-)[0-9a-f]{32}(?![\w])"),
+    Rule(
+        "brevo-key",
+        "brevo-key",
+        ("xkeysib-", "xsmtpsib-"),
+        r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+    ),
+    # -- tokens in general ----------------------------------------------------------------------
+    Rule(
+        "jwt",
+        "jwt",
+        ("eyj",),
+        # Anchored on the '.' before the payload ('.' is not in the run's class), so scans
+        # from different start positions never overlap; the header stays (it holds no secret).
+        r"\.eyJ[A-Za-z0-9_-]{8,}+\.(?:[A-Za-z0-9_-]++)?+",
+    ),
+    # -- HTTP -----------------------------------------------------------------------------------
+    Rule(
+        "authorization-header",
+        "bearer-token",
+        ("authorization",),
+        r"""(?P<keep>(?i:authorization)["']?+[ \t]{0,8}+[:=][ \t]{0,8}+["']?+"""
+        r"(?:(?i:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)[ \t]{1,8}+)?+)"
+        r"""(?!\[REDACTED)[^\s"'`,;]{4,}+""",
+    ),
+    Rule(
+        "bearer-token",
+        "bearer-token",
+        ("bearer",),
+        r"(?P<keep>(?i:bearer)[ \t]{1,8}+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{12,}+=*+",
+    ),
+    Rule(
+        "api-key-header",
+        "api-key",
+        ("api-key:", "api-token:", "auth-token:", "access-token:", "x-token:"),
+        r"""(?P<keep>(?i:x-api-key|api-key|x-api-token|api-token|x-auth-token|auth-token"""
+        r"""|x-access-token|access-token|x-token)[ \t]{0,8}+:[ \t]{0,8}+)(?!\[REDACTED)"""
+        r"""[^\s"'`,;]{4,}+""",
+    ),
+    Rule(
+        "cookie-header",
+        "cookie",
+        ("cookie",),
+        r"""(?P<keep>(?i:set-cookie|cookie)[ \t]{0,8}+:[ \t]{0,8}+)[^\r\n"']++""",
+    ),
+    # -- URLs -----------------------------------------------------------------------------------
+    Rule(
+        "url-credentials",
+        "password",
+        ("://",),
+        # scheme://user:password@host and scheme://:password@host; the password may hold '@'
+        # (the last '@' before the host ends it). The scans exclude '/', part of the anchor.
+        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:[^\s/@?#]*+@)++",
+        "@",
+    ),
+    Rule(
+        "url-query-secret",
+        "secret",
+        ("sig=", "signature=", "token=", "secret=", "password=", "key=", "credential=", "auth="),
+        r"(?P<keep>[?&;](?i:x-amz-signature|x-amz-security-token|x-amz-credential"
+        r"|x-goog-signature|x-goog-credential|signature|sig|token|access_token|id_token"
+        r"|refresh_token|auth|api_key|apikey|key|secret|client_secret|password|passwd|pwd"
+        r"|code|credential)=)(?!\[REDACTED)[^&#\s\"'<>]++",
+    ),
+    # -- command-line flags ---------------------------------------------------------------------
+    Rule(
+        "cli-password-flag",
+        "password",
+        ("--",),
+        r"(?P<keep>--[\w-]{0,30}?" + _FLAG + r"(?:=|[ \t]{1,8}+))(?!-)(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-user-password",
+        "password",
+        ("-u", "--user"),
+        r"(?P<keep>-(?<![\w-]-)(?:u|-user)(?:[ \t]{1,8}+|=)[\"']?+[^\s:\"'@]{1,128}+:)"
+        r"(?![0-9]{1,16}+(?![^\s\"']))(?!\[REDACTED)[^\s\"'`]++",
+    ),
+    Rule(
+        "cli-p-flag",
+        "password",
+        ("sshpass", "login", "mysql", "mariadb", "redis-cli"),
+        # -p only after a command known to take a password there (mkdir -p, ssh -p are not).
+        r"(?P<keep>(?:sshpass|docker login|podman login|buildah login|helm registry login"
+        r"|mysql|mysqldump|mysqladmin|mariadb|redis-cli)[^\n|;&]{0,80}?[ \t](?:-p|-a)"
+        r"[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
+    Rule(
+        "yaml-password",
+        "secret",
+        ("pass", "pwd", "secret", "credential"),
+        # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
+        r"(?m)(?P<keep>^[ \t-]{0,32}+[\w.-]{0,40}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
+        r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
+    ),
+    Rule(
+        "assignment-quoted",
+        "secret",
+        ("pass", "pwd", "secret", "credential"),
+        r"(?P<keep>"
+        + _STRONG
+        + r"[\w-]{0,40}+"
+        + _SEP
+        + r"[bruf]{0,2}+\")"
+        + _NOT_CODE
+        + r"[^\"\n]++",
+    ),
+    Rule(
+        "assignment-single-quoted",
+        "secret",
+        ("pass", "pwd", "secret", "credential"),
+        r"(?P<keep>"
+        + _STRONG
+        + r"[\w-]{0,40}+"
+        + _SEP
+        + r"[bruf]{0,2}+')"
+        + _NOT_CODE
+        + r"[^'\n]++",
+    ),
+    Rule(
+        "assignment-password",
+        "secret",
+        ("pass", "pwd", "secret", "credential"),
+        r"(?P<keep>" + _STRONG + r"[\w-]{0,40}+" + _SEP + r")" + _NOT_CODE + _UNQUOTED + r"++",
+    ),
+    Rule(
+        "assignment-token-quoted",
+        "secret",
+        ("token", "key", "auth"),
+        r"(?P<keep>"
+        + _SOFT
+        + r"(?:[_-][\w-]{0,40}+)?+"
+        + _SEP
+        + r"[bruf]{0,2}+[\"'])"
+        + _NOT_CODE
+        + r"[^\"'\n]{8,}+",
+    ),
+    Rule(
+        "assignment-token",
+        "secret",
+        ("token", "key", "auth"),
+        r"(?P<keep>"
+        + _SOFT
+        + r"(?:[_-][\w-]{0,40}+)?+"
+        + _SEP
+        + r")"
+        + _NOT_CODE
+        + r"(?![0-9]{1,64}+(?![^\s\"',;)}\]]))"
+        + _UNQUOTED
+        + r"{8,}+",
+    ),
+)
