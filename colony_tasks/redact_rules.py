@@ -68,7 +68,7 @@ RULES: tuple[Rule, ...] = (
         "putty-private-key",
         "private-key",
         ("private-lines:",),
-        r"(?P<keep>Private-Lines:[ \t]{0,4}+\d{1,4}+)(?:\r?\n[A-Za-z0-9+/=]++)*+",
+        r"(?P<keep>Private-Lines:[ \t]{0,4}+\d{1,4}+)(?:\r?\n[A-Za-z0-9+/=]++(?![^\r\n]))*+",
     ),
     # -- cloud ----------------------------------------------------------------------------------
     Rule(
@@ -82,8 +82,9 @@ RULES: tuple[Rule, ...] = (
         "aws-secret-key",
         ("secret_access_key", "secretaccesskey", "aws_secret_key", "secret-access-key"),
         r"(?P<keep>(?i:secret_?access_?key|aws_secret_key|secret-access-key)"
+        + r"(?:"
         + _SEP
-        + r"""["']?+)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])""",
+        + r"""|[ \t]{1,8}+)["']?+)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])""",
     ),
     Rule(
         "aws-session-token",
@@ -242,7 +243,7 @@ RULES: tuple[Rule, ...] = (
         ("://",),
         # scheme://user:password@host and scheme://:password@host; the password may hold '@'
         # (the last '@' before the host ends it). The scans exclude '/', part of the anchor.
-        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:[^\s/@?#]*+@)++",
+        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:[^\s/@]*+@)++",
         "@",
     ),
     Rule(
@@ -278,6 +279,15 @@ RULES: tuple[Rule, ...] = (
         r"[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
     ),
     # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
+    Rule(
+        "name-value-pair",
+        "secret",
+        ("value:",),
+        # Kubernetes env lists and the like: `- name: DB_PASSWORD` then `value: …`.
+        r"(?P<keep>name:[ \t]{0,8}+[\"']?+[\w.-]{0,30}?(?:" + _STRONG + "|" + _SOFT + r")"
+        r"[\w-]{0,40}+[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+)"
+        r"(?!\[REDACTED)[^\n]++",
+    ),
     Rule(
         "yaml-password",
         "secret",
