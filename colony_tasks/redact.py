@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 # How far back from a cut the cap drops a partial word (a secret cut in half must not stay).
 CUT_LOOKBACK = 1024
+# Above this length a rule that starts with a literal runs without its trigger test: both
+# cost one pass over the text, and most of a long text's triggers are absent (a full pass).
+LONG_TEXT = 65_536
 ELLIPSIS = "…"
 
 # A <private> tag: optional whitespace inside, attributes, '>' optional (an open tag that never
@@ -35,26 +38,35 @@ ELLIPSIS = "…"
 _TAG = r"<[ \t\r\n]{0,16}+(/?+)[ \t\r\n]{0,16}+(?i:private)(?![\w-])[^<>]{0,256}+>?+"
 _WHITESPACE = " \t\r\n"
 
-_compiled: dict[str, tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = {}
+_compiled: dict[str, tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]] = {}
 _tag: list[re.Pattern[str]] = []
 
 
-def _compile(rule: Rule) -> tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]:
+def _compile(rule: Rule) -> tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]:
+    """The rule's patterns (one per spelling) and what ``sub`` replaces a match with."""
     found = _compiled.get(rule.name)
     if found is None:
-        pattern = re.compile(rule.pattern)
+        patterns = [re.compile(source) for source in rule.sources()]
         marker = f"[REDACTED:{rule.kind}]{rule.suffix}"
-        if "keep" in pattern.groupindex:
+        if "keep" in patterns[0].groupindex:
             # A function, not a "\g<keep>" template: Python 3.11 expands templates in Python
             # and a function is four times faster on a text full of matches.
             def replace(match: re.Match[str], marker: str = marker) -> str:
                 return match.group("keep") + marker
 
-            found = (pattern, replace)
+            found = (patterns, replace)
         else:
-            found = (pattern, marker)  # a literal replacement runs in C
+            found = (patterns, marker)  # a literal replacement runs in C
         _compiled[rule.name] = found
     return found
+
+
+def apply_rule(rule: Rule, text: str) -> str:
+    """``text`` with ``rule`` applied."""
+    patterns, replacement = _compile(rule)
+    for pattern in patterns:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def utf8_safe(text: str) -> str:
@@ -124,17 +136,19 @@ def redact(text: str, limit: int | None = None) -> str:
     if "private" in lowered and "<" in text:
         text = drop_private(text)
         lowered = text.lower()
+    # A newline in front lets line-anchored rules start with a literal "\n".
+    work = "\n" + text
     present: dict[str, bool] = {}
+    long_text = len(text) > LONG_TEXT
     for rule in RULES:
-        for trigger in rule.triggers:
+        for trigger in ("",) if long_text and rule.prefixed else rule.triggers:
             hit = present.get(trigger)
             if hit is None:
                 hit = present[trigger] = trigger in lowered
             if hit:
-                pattern, replacement = _compile(rule)
-                text = pattern.sub(replacement, text)
+                work = apply_rule(rule, work)
                 break
-    return text
+    return work[1:]
 
 
 def redact_value(value: Any, limit: int | None = None) -> Any:

@@ -22,31 +22,67 @@ which skip values an earlier rule already replaced.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+
+class Rule:
+    """One rule: ``name`` (unique; tests key their examples on it), ``kind`` (shown in
+    ``[REDACTED:<kind>]``), ``triggers`` (lowercase substrings; the rule runs only if one
+    occurs), ``pattern`` and ``suffix`` (literal text put back after the marker)."""
+
+    __slots__ = ("name", "kind", "triggers", "pattern", "suffix", "spellings", "prefixed")
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        triggers: tuple[str, ...],
+        pattern: str,
+        suffix: str = "",
+        spellings: tuple[str, ...] = (),
+    ) -> None:
+        self.name, self.kind, self.triggers = name, kind, triggers
+        self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
+        # Starts with a literal: scanning a long text for it costs about what looking for a
+        # trigger does, so redact() skips the trigger test on long texts.
+        body = pattern.removeprefix("(?P<keep>").replace(WORD, "ww")
+        self.prefixed = len(body) > 1 and not (set(body[:2]) & set("\\()[]{}.^$|?*+"))
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r})"
+
+    def sources(self) -> list[str]:
+        """The patterns to run: one per spelling of the anchor word, or just ``pattern``."""
+        if not self.spellings:
+            return [self.pattern]
+        return [self.pattern.replace(WORD, spelling) for spelling in self.spellings]
 
 
-class Rule(NamedTuple):
-    name: str  # unique; tests key their examples on it
-    kind: str  # shown in [REDACTED:<kind>]
-    triggers: tuple[str, ...]  # lowercase substrings; the rule runs only if one occurs
-    pattern: str
-    suffix: str = ""  # literal text put back after the marker (a consumed '@')
+# The anchor word in a pattern, written out once per spelling (``spellings``). A pattern that
+# starts with a literal lets ``re`` jump from one occurrence to the next, where a
+# case-insensitive one tries every position (ten to twenty times slower on a long text). The
+# rest of the pattern is case-insensitive: "passWord" is missed; "password", "PASSWORD",
+# "Password" (and so "dbPassword", "DB_PASSWORD") are not.
+WORD = "@WORD@"
 
 
-# Building blocks for the assignment rules. A name holding a sensitive word, an optional
-# closing quote, a separator, then the value. Values that are code rather than data
-# (booleans, None, type names, calls, references like $VAR or {{ x }}) are left alone.
+def _spell(word: str) -> tuple[str, str, str]:
+    return (word, word.upper(), word.capitalize())
+
+
+# Building blocks for the assignment rules, which run on the lowercased text. A name holding
+# a sensitive word, an optional closing quote, a separator, then the value. Values that are
+# code rather than data (booleans, None, type names, calls, references like $VAR or {{ x }})
+# are left alone. Every alternative starts with a literal, so `re` can skip ahead.
 _SEP = r"""["']?+[ \t]{0,8}+(?:=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
-_STRONG = r"(?i:passw(?:or)?d|passphrase|secret|credentials?|[_-]pass(?![\w])|[_-]pwd)"
+_STRONG = r"(?:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd))"
 _SOFT = (
-    r"(?:(?i:token|api[_-]?key|auth[_-]?key|access[_-]?key|private[_-]?key|signing[_-]?key"
-    r"|encryption[_-]?key|master[_-]?key|session[_-]?key|secret[_-]?key|auth)"
-    r"|[_.-][Kk][Ee][Yy]|[a-z]Key|KEY)"
+    r"(?:token|a(?:pi[_-]?key|uth(?:[_-]?key)?|cc(?:ess|ount)[_-]?key)|private[_-]?key"
+    r"|s(?:igning|ession|ecret)[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key"
+    r"|_key|-key|\.key)"
 )
 _NOT_CODE = (
-    r"(?!\[REDACTED)(?!(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes"
+    r"(?!\[redacted)(?!(?:true|false|none|null|nil|undefined|str|string|int|bool|bytes"
     r"|optional|secretstr|any|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-]))"
-    r"(?![A-Za-z_][\w.]{0,64}+[(\[])(?![$%&*{<@!|>#/\\~`])"
+    r"(?![a-z_][\w.]{0,64}+[(\[])(?![$%&*{<@!|>#/\\~`])"
 )
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
@@ -54,6 +90,70 @@ _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
 
 # A sensitive word ends the flag's name: --password, --db-password, --api-key, --token.
 _FLAG = r"(?i:passw(?:or)?d|passphrase|secret|token|api-?key|access-?key|auth-?key|cookie|pass)"
+
+# Assignments, one rule per sensitive word so each starts with a literal: `re` then jumps
+# from one occurrence of the word to the next instead of trying every position. Whatever
+# precedes the word (DB_, spring.datasource., "x-api-") stays visible.
+_STRONG_WORDS = (  # any value, one character or more
+    ("pass", r"(?:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w))"),
+    ("secret", ""),
+    ("credential", r"s?"),
+    ("pwd", r"(?<=[_-]pwd)"),
+)
+_SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digits
+    ("token", ""),
+    (
+        "key",
+        r"(?:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)|(?<=accountkey)"
+        r"|(?<=privatekey)|(?<=signingkey)|(?<=sessionkey)|(?<=secretkey)|(?<=clientkey)"
+        r"|(?<=masterkey)|(?<=encryptionkey))",
+    ),
+    ("auth", ""),
+)
+_ASSIGNMENTS = tuple(
+    Rule(
+        f"assignment-{word}",
+        "secret",
+        (word,),
+        r"(?P<keep>"
+        + WORD
+        + r"(?i:"
+        + rest
+        + r"[a-z0-9]{0,16}+(?:[_-][a-z0-9]{1,16}+){0,3}+"
+        + _SEP
+        + r"(?:[bruf]{0,2}+[\"'])?+))(?i:"
+        + _NOT_CODE
+        # to the closing quote when quoted (spaces and all), else one word
+        + r"""(?:(?<=")[^"\n]++|(?<=')[^'\n]++|(?<!["'])"""
+        + _UNQUOTED
+        + r"++))",
+        spellings=_spell(word),
+    )
+    for word, rest in _STRONG_WORDS
+) + tuple(
+    Rule(
+        f"assignment-{word}",
+        "secret",
+        (word,),
+        r"(?P<keep>"
+        + WORD
+        + r"(?i:"
+        + rest
+        + r"(?:[_-][a-z0-9]{1,16}+){0,3}+"
+        + _SEP
+        + r"(?:[bruf]{0,2}+[\"'])?+))(?i:"
+        # the cheap length test first: most near misses fail it
+        + r"""(?:(?<=["'])(?=[^"'\n]{8})|(?<!["'])(?="""
+        + _UNQUOTED
+        + r"{8}))"
+        + _NOT_CODE
+        + r"""(?:(?<=["'])[^"'\n]++|(?![0-9]{1,64}+(?![^\s"',;)}\]]))"""
+        + _UNQUOTED
+        + r"++))",
+        spellings=_spell(word),
+    )
+    for word, rest in _SOFT_WORDS
+)
 
 RULES: tuple[Rule, ...] = (
     # -- private keys (a block with no END drops the rest of the text) --------------------------
@@ -81,17 +181,20 @@ RULES: tuple[Rule, ...] = (
         "aws-secret-key",
         "aws-secret-key",
         ("secret_access_key", "secretaccesskey", "aws_secret_key", "secret-access-key"),
-        r"(?P<keep>(?i:secret_?access_?key|aws_secret_key|secret-access-key)"
-        + r"(?:"
+        r"(?P<keep>"
+        + WORD
+        + r"(?i:[_-]?access[_-]?key|_key(?<=aws_secret_key))(?:"
         + _SEP
         + r"""|[ \t]{1,8}+)["']?+)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])""",
+        spellings=_spell("secret"),
     ),
     Rule(
         "aws-session-token",
         "aws-session-token",
         ("session_token", "sessiontoken", "security-token", "security_token"),
-        r"(?P<keep>(?i:session_?token|security[-_]token)" + _SEP + r"""["']?+)"""
+        r"(?P<keep>" + WORD + r"(?i:ssion_?token|curity[-_]token)" + _SEP + r"""["']?+)"""
         r"[A-Za-z0-9/+=]{16,}+",
+        spellings=("se", "SE", "Se"),
     ),
     Rule("gcp-api-key", "google-api-key", ("aiza",), r"AIza[0-9A-Za-z_-]{35}"),
     Rule("gcp-oauth-secret", "google-oauth-secret", ("gocspx-",), r"GOCSPX-[A-Za-z0-9_-]{20,}+"),
@@ -100,9 +203,17 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "azure-storage-key",
         "azure-key",
-        ("accountkey", "sharedaccesskey"),
-        r"(?P<keep>(?i:AccountKey|SharedAccessKey)[ \t]{0,4}+=[ \t]{0,4}+)"
+        ("accountkey",),
+        r"(?P<keep>" + WORD + r"[ \t]{0,4}+=[ \t]{0,4}+)[A-Za-z0-9+/]{20,}+={0,2}+",
+        spellings=("AccountKey", "accountkey", "ACCOUNTKEY"),
+    ),
+    Rule(
+        "azure-shared-access-key",
+        "azure-key",
+        ("sharedaccesskey",),
+        r"(?P<keep>" + WORD + r"[ \t]{0,4}+=[ \t]{0,4}+)"
         r"[A-Za-z0-9+/]{20,}+={0,2}+",
+        spellings=("SharedAccessKey", "sharedaccesskey", "SHAREDACCESSKEY"),
     ),
     Rule(
         "azure-client-secret",
@@ -169,8 +280,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "stripe-key",
         "stripe-key",
-        ("_live_", "_test_"),
-        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+",
+        ("sk_live_", "sk_test_"),
+        r"sk_(?:live|test)_[A-Za-z0-9]{16,}+",
+    ),
+    Rule(
+        "stripe-restricted-key",
+        "stripe-key",
+        ("rk_live_", "rk_test_"),
+        r"rk_(?:live|test)_[A-Za-z0-9]{16,}+",
     ),
     Rule(
         "stripe-webhook-secret", "stripe-webhook-secret", ("whsec_",), r"whsec_[A-Za-z0-9+/=]{20,}+"
@@ -212,29 +329,24 @@ RULES: tuple[Rule, ...] = (
         "authorization-header",
         "bearer-token",
         ("authorization",),
-        r"""(?P<keep>(?i:authorization)["']?+[ \t]{0,8}+[:=][ \t]{0,8}+["']?+"""
-        r"(?:(?i:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)[ \t]{1,8}+)?+)"
+        r"(?P<keep>" + WORD + r"""["']?+[ \t]{0,8}+[:=][ \t]{0,8}+["']?+"""
+        r"(?i:(?:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)[ \t]{1,8}+)?+)"
         r"""(?!\[REDACTED)[^\s"'`,;]{4,}+""",
+        spellings=_spell("authorization"),
     ),
     Rule(
         "bearer-token",
         "bearer-token",
         ("bearer",),
-        r"(?P<keep>(?i:bearer)[ \t]{1,8}+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{12,}+=*+",
-    ),
-    Rule(
-        "api-key-header",
-        "api-key",
-        ("api-key:", "api-token:", "auth-token:", "access-token:", "x-token:"),
-        r"""(?P<keep>(?i:x-api-key|api-key|x-api-token|api-token|x-auth-token|auth-token"""
-        r"""|x-access-token|access-token|x-token)[ \t]{0,8}+:[ \t]{0,8}+)(?!\[REDACTED)"""
-        r"""[^\s"'`,;]{4,}+""",
+        r"(?P<keep>" + WORD + r"[ \t]{1,8}+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{12,}+=*+",
+        spellings=_spell("bearer"),
     ),
     Rule(
         "cookie-header",
         "cookie",
         ("cookie",),
-        r"""(?P<keep>(?i:set-cookie|cookie)[ \t]{0,8}+:[ \t]{0,8}+)[^\r\n"']++""",
+        r"(?P<keep>" + WORD + r"""[ \t]{0,8}+:[ \t]{0,8}+)[^\r\n"']++""",
+        spellings=_spell("cookie"),
     ),
     # -- URLs -----------------------------------------------------------------------------------
     Rule(
@@ -269,14 +381,32 @@ RULES: tuple[Rule, ...] = (
         r"(?P<keep>-(?<![\w-]-)(?:u|-user)(?:[ \t]{1,8}+|=)[\"']?+[^\s:\"'@]{1,128}+:)"
         r"(?![0-9]{1,16}+(?![^\s\"']))(?!\[REDACTED)[^\s\"'`]++",
     ),
+    # -p only after a command known to take a password there (mkdir -p, ssh -p are not):
+    # sshpass, `<tool> login` (docker, podman, helm registry, az, oc, cf), mysql and mariadb
+    # clients, redis-cli -a. One literal anchor per rule; the scan to the flag is bounded.
     Rule(
-        "cli-p-flag",
+        "cli-sshpass",
         "password",
-        ("sshpass", "login", "mysql", "mariadb", "redis-cli"),
-        # -p only after a command known to take a password there (mkdir -p, ssh -p are not).
-        r"(?P<keep>(?:sshpass|docker login|podman login|buildah login|helm registry login"
-        r"|mysql|mysqldump|mysqladmin|mariadb|redis-cli)[^\n|;&]{0,80}?[ \t](?:-p|-a)"
-        r"[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+        ("sshpass",),
+        r"(?P<keep>sshpass[ \t]{1,8}+-p[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-login-p",
+        "password",
+        ("login",),
+        r"(?P<keep>login[^\n|;&]{0,48}? -p[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-mysql-p",
+        "password",
+        ("mysql", "mariadb"),
+        r"(?P<keep>m(?:ysql|ariadb)[^\n|;&]{0,48}? -p)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-redis-a",
+        "password",
+        ("redis-cli",),
+        r"(?P<keep>redis-cli[^\n|;&]{0,48}? -a[ \t]{1,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
     ),
     # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
     Rule(
@@ -284,8 +414,8 @@ RULES: tuple[Rule, ...] = (
         "secret",
         ("value:",),
         # Kubernetes env lists and the like: `- name: DB_PASSWORD` then `value: …`.
-        r"(?P<keep>name:[ \t]{0,8}+[\"']?+[\w.-]{0,30}?(?:" + _STRONG + "|" + _SOFT + r")"
-        r"[\w-]{0,40}+[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+)"
+        r"(?P<keep>name:(?i:[ \t]{0,8}+[\"']?+[\w.-]{0,30}?(?:" + _STRONG + "|" + _SOFT + r")"
+        r"[\w-]{0,40}+[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+))"
         r"(?!\[REDACTED)[^\n]++",
     ),
     Rule(
@@ -293,63 +423,9 @@ RULES: tuple[Rule, ...] = (
         "secret",
         ("pass", "pwd", "secret", "credential"),
         # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
-        r"(?m)(?P<keep>^[ \t-]{0,32}+[\w.-]{0,40}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
-        r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
+        # Anchored on the newline before the key (redact() puts one before the text).
+        r"(?P<keep>\n(?i:[ \t-]{0,32}+[\w.-]{0,40}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+))"
+        r"(?i:(?![\"'])" + _NOT_CODE + r"[^\n]++)",
     ),
-    Rule(
-        "assignment-quoted",
-        "secret",
-        ("pass", "pwd", "secret", "credential"),
-        r"(?P<keep>"
-        + _STRONG
-        + r"[\w-]{0,40}+"
-        + _SEP
-        + r"[bruf]{0,2}+\")"
-        + _NOT_CODE
-        + r"[^\"\n]++",
-    ),
-    Rule(
-        "assignment-single-quoted",
-        "secret",
-        ("pass", "pwd", "secret", "credential"),
-        r"(?P<keep>"
-        + _STRONG
-        + r"[\w-]{0,40}+"
-        + _SEP
-        + r"[bruf]{0,2}+')"
-        + _NOT_CODE
-        + r"[^'\n]++",
-    ),
-    Rule(
-        "assignment-password",
-        "secret",
-        ("pass", "pwd", "secret", "credential"),
-        r"(?P<keep>" + _STRONG + r"[\w-]{0,40}+" + _SEP + r")" + _NOT_CODE + _UNQUOTED + r"++",
-    ),
-    Rule(
-        "assignment-token-quoted",
-        "secret",
-        ("token", "key", "auth"),
-        r"(?P<keep>"
-        + _SOFT
-        + r"(?:[_-][\w-]{0,40}+)?+"
-        + _SEP
-        + r"[bruf]{0,2}+[\"'])"
-        + _NOT_CODE
-        + r"[^\"'\n]{8,}+",
-    ),
-    Rule(
-        "assignment-token",
-        "secret",
-        ("token", "key", "auth"),
-        r"(?P<keep>"
-        + _SOFT
-        + r"(?:[_-][\w-]{0,40}+)?+"
-        + _SEP
-        + r")"
-        + _NOT_CODE
-        + r"(?![0-9]{1,64}+(?![^\s\"',;)}\]]))"
-        + _UNQUOTED
-        + r"{8,}+",
-    ),
+    *_ASSIGNMENTS,
 )
