@@ -38,32 +38,35 @@ ELLIPSIS = "…"
 _TAG = r"<[ \t\r\n]{0,16}+(/?+)[ \t\r\n]{0,16}+(?i:private)(?![\w-])[^<>]{0,256}+>?+"
 _WHITESPACE = " \t\r\n"
 
-_compiled: dict[str, tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]] = {}
+_compiled: dict[tuple[str, bool], tuple[list[re.Pattern[str]], str | Callable[..., str]]] = {}
 _tag: list[re.Pattern[str]] = []
 
 
-def _compile(rule: Rule) -> tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]:
-    """The rule's patterns (one per spelling) and what ``sub`` replaces a match with."""
-    found = _compiled.get(rule.name)
+def _compile(
+    rule: Rule, spelled: bool = False
+) -> tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]:
+    """The rule's patterns and what ``sub`` replaces a match with. ``spelled``: one pattern
+    per spelling of the anchor word, for long texts (see :meth:`Rule.sources`)."""
+    found = _compiled.get((rule.name, spelled))
     if found is None:
-        patterns = [re.compile(source) for source in rule.sources()]
+        patterns = [re.compile(source) for source in rule.sources(spelled)]
         marker = f"[REDACTED:{rule.kind}]{rule.suffix}"
         if "keep" in patterns[0].groupindex:
             # A function, not a "\g<keep>" template: Python 3.11 expands templates in Python
             # and a function is four times faster on a text full of matches.
             def replace(match: re.Match[str], marker: str = marker) -> str:
-                return match.group("keep") + marker
+                return match.group(1) + marker
 
             found = (patterns, replace)
         else:
             found = (patterns, marker)  # a literal replacement runs in C
-        _compiled[rule.name] = found
+        _compiled[rule.name, spelled] = found
     return found
 
 
 def apply_rule(rule: Rule, text: str) -> str:
     """``text`` with ``rule`` applied."""
-    patterns, replacement = _compile(rule)
+    patterns, replacement = _compile(rule, len(text) > LONG_TEXT)
     for pattern in patterns:
         text = pattern.sub(replacement, text)
     return text

@@ -49,10 +49,13 @@ class Rule:
     def __repr__(self) -> str:
         return f"Rule({self.name!r})"
 
-    def sources(self) -> list[str]:
-        """The patterns to run: one per spelling of the anchor word, or just ``pattern``."""
+    def sources(self, spelled: bool = True) -> list[str]:
+        """The patterns to run: one per spelling of the anchor word (``spelled``: fastest to
+        scan a long text), or one with the word case-insensitive (fastest to compile)."""
         if not self.spellings:
             return [self.pattern]
+        if not spelled:
+            return [self.pattern.replace(WORD, f"(?i:{self.spellings[0]})")]
         return [self.pattern.replace(WORD, spelling) for spelling in self.spellings]
 
 
@@ -73,16 +76,16 @@ def _spell(word: str) -> tuple[str, str, str]:
 # code rather than data (booleans, None, type names, calls, references like $VAR or {{ x }})
 # are left alone. Every alternative starts with a literal, so `re` can skip ahead.
 _SEP = r"""["']?+[ \t]{0,8}+(?:=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
-_STRONG = r"(?:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd))"
+_STRONG = r"(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd))"
 _SOFT = (
-    r"(?:token|a(?:pi[_-]?key|uth(?:[_-]?key)?|cc(?:ess|ount)[_-]?key)|private[_-]?key"
+    r"(?i:token|a(?:pi[_-]?key|uth(?:[_-]?key)?|cc(?:ess|ount)[_-]?key)|private[_-]?key"
     r"|s(?:igning|ession|ecret)[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key"
     r"|_key|-key|\.key)"
 )
 _NOT_CODE = (
-    r"(?!\[redacted)(?!(?:true|false|none|null|nil|undefined|str|string|int|bool|bytes"
+    r"(?!\[REDACTED)(?!(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes"
     r"|optional|secretstr|any|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-]))"
-    r"(?![a-z_][\w.]{0,64}+[(\[])(?![$%&*{<@!|>#/\\~`])"
+    r"(?![A-Za-z_][\w.]{0,64}+[(\[])(?![$%&*{<@!|>#/\\~`])"
 )
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
@@ -94,17 +97,18 @@ _FLAG = r"(?i:passw(?:or)?d|passphrase|secret|token|api-?key|access-?key|auth-?k
 # Assignments, one rule per sensitive word so each starts with a literal: `re` then jumps
 # from one occurrence of the word to the next instead of trying every position. Whatever
 # precedes the word (DB_, spring.datasource., "x-api-") stays visible.
+_STRING_PREFIX = r"""(?:[bBrRuUfF]{0,2}+["'])?+)"""  # closes the kept group: a quote, b"…"
 _STRONG_WORDS = (  # any value, one character or more
-    ("pass", r"(?:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w))"),
+    ("pass", r"(?i:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w))"),
     ("secret", ""),
-    ("credential", r"s?"),
-    ("pwd", r"(?<=[_-]pwd)"),
+    ("credential", r"(?i:s?)"),
+    ("pwd", r"(?i:(?<=[_-]pwd))"),
 )
 _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digits
     ("token", ""),
     (
         "key",
-        r"(?:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)|(?<=accountkey)"
+        r"(?i:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)|(?<=accountkey)"
         r"|(?<=privatekey)|(?<=signingkey)|(?<=sessionkey)|(?<=secretkey)|(?<=clientkey)"
         r"|(?<=masterkey)|(?<=encryptionkey))",
     ),
@@ -117,16 +121,15 @@ _ASSIGNMENTS = tuple(
         (word,),
         r"(?P<keep>"
         + WORD
-        + r"(?i:"
         + rest
-        + r"[a-z0-9]{0,16}+(?:[_-][a-z0-9]{1,16}+){0,3}+"
+        + r"[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
         + _SEP
-        + r"(?:[bruf]{0,2}+[\"'])?+))(?i:"
+        + _STRING_PREFIX
         + _NOT_CODE
         # to the closing quote when quoted (spaces and all), else one word
         + r"""(?:(?<=")[^"\n]++|(?<=')[^'\n]++|(?<!["'])"""
         + _UNQUOTED
-        + r"++))",
+        + r"++)",
         spellings=_spell(word),
     )
     for word, rest in _STRONG_WORDS
@@ -137,11 +140,10 @@ _ASSIGNMENTS = tuple(
         (word,),
         r"(?P<keep>"
         + WORD
-        + r"(?i:"
         + rest
-        + r"(?:[_-][a-z0-9]{1,16}+){0,3}+"
+        + r"(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
         + _SEP
-        + r"(?:[bruf]{0,2}+[\"'])?+))(?i:"
+        + _STRING_PREFIX
         # the cheap length test first: most near misses fail it
         + r"""(?:(?<=["'])(?=[^"'\n]{8})|(?<!["'])(?="""
         + _UNQUOTED
@@ -149,7 +151,7 @@ _ASSIGNMENTS = tuple(
         + _NOT_CODE
         + r"""(?:(?<=["'])[^"'\n]++|(?![0-9]{1,64}+(?![^\s"',;)}\]]))"""
         + _UNQUOTED
-        + r"++))",
+        + r"++)",
         spellings=_spell(word),
     )
     for word, rest in _SOFT_WORDS
@@ -414,8 +416,8 @@ RULES: tuple[Rule, ...] = (
         "secret",
         ("value:",),
         # Kubernetes env lists and the like: `- name: DB_PASSWORD` then `value: …`.
-        r"(?P<keep>name:(?i:[ \t]{0,8}+[\"']?+[\w.-]{0,30}?(?:" + _STRONG + "|" + _SOFT + r")"
-        r"[\w-]{0,40}+[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+))"
+        r"(?P<keep>name:[ \t]{0,8}+[\"']?+[\w.-]{0,30}?(?:" + _STRONG + "|" + _SOFT + r")"
+        r"[\w-]{0,40}+[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+)"
         r"(?!\[REDACTED)[^\n]++",
     ),
     Rule(
@@ -424,8 +426,8 @@ RULES: tuple[Rule, ...] = (
         ("pass", "pwd", "secret", "credential"),
         # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
         # Anchored on the newline before the key (redact() puts one before the text).
-        r"(?P<keep>\n(?i:[ \t-]{0,32}+[\w.-]{0,40}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+))"
-        r"(?i:(?![\"'])" + _NOT_CODE + r"[^\n]++)",
+        r"(?P<keep>\n[ \t-]{0,32}+[\w.-]{0,20}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
+        r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
     ),
     *_ASSIGNMENTS,
 )

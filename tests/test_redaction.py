@@ -129,3 +129,13 @@ def test_no_secret_reaches_the_database_file(tmp_path: Path, repo: Path):
     leaked = [secret for secret, _ in CORPUS if secret.encode() in blob]
     assert leaked == []
     assert b"[REDACTED:aws-access-key]" in blob
+
+
+def test_a_long_text_takes_the_same_secrets_out():
+    # above LONG_TEXT redact() runs the spelled patterns and skips some trigger tests
+    texts = [text for _, text in CORPUS]
+    long_text = "\n".join(texts) + "\n" + "filler line\n" * (redact.LONG_TEXT // 12)
+    assert len(long_text) > redact.LONG_TEXT
+    cleaned = redact.redact(long_text)
+    assert [secret for secret, _ in CORPUS if secret in cleaned] == []
+    assert cleaned.split("\n")[: len(texts)] == redact.redact("\n".join(texts)).split("\n")
