@@ -51,7 +51,15 @@ def _compile(
     if found is None:
         patterns = [re.compile(source) for source in rule.sources(spelled)]
         marker = f"[REDACTED:{rule.kind}]{rule.suffix}"
-        if "keep" in patterns[0].groupindex:
+        if rule.skip_code:
+
+            def replace(match: re.Match[str], marker: str = marker) -> str:
+                if is_code(match.string[match.end(1) : match.end()]):
+                    return match.group()
+                return match.group(1) + marker
+
+            found = (patterns, replace)
+        elif "keep" in patterns[0].groupindex:
             # A function, not a "\g<keep>" template: Python 3.11 expands templates in Python
             # and a function is four times faster on a text full of matches.
             def replace(match: re.Match[str], marker: str = marker) -> str:
@@ -70,6 +78,31 @@ def apply_rule(rule: Rule, text: str) -> str:
     for pattern in patterns:
         text = pattern.sub(replacement, text)
     return text
+
+
+_CODE_WORDS = frozenset(
+    "true false none null nil undefined str string int bool bytes optional secretstr any self"
+    " this os env process getenv input getpass inherit".split()
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def is_code(value: str) -> bool:
+    """Whether an assigned value is code rather than data: a boolean, None, a type name, or a
+    call or subscript (``get_secret("x")``, ``os.environ["X"]``). Looks at 64 characters."""
+    head = value[:66].lower()
+    if head in _CODE_WORDS:
+        return True
+    if head.isidentifier() or not (head[:1].isalpha() or head[:1] == "_"):
+        return False  # a plain word that is not a code word, or not a name at all
+    end = 0
+    while end < len(head) and head[end] in _NAME_CHARS:
+        end += 1
+    if head[:end] in _CODE_WORDS and head[end : end + 1] != "-":
+        return True
+    while end < len(head) and (head[end] in _NAME_CHARS or head[end] == "."):
+        end += 1
+    return 0 < end < len(head) and not head[0].isdigit() and head[end] in "(["
 
 
 def utf8_safe(text: str) -> str:

@@ -28,7 +28,16 @@ class Rule:
     ``[REDACTED:<kind>]``), ``triggers`` (lowercase substrings; the rule runs only if one
     occurs), ``pattern`` and ``suffix`` (literal text put back after the marker)."""
 
-    __slots__ = ("name", "kind", "triggers", "pattern", "suffix", "spellings", "prefixed")
+    __slots__ = (
+        "name",
+        "kind",
+        "triggers",
+        "pattern",
+        "suffix",
+        "spellings",
+        "skip_code",
+        "prefixed",
+    )
 
     def __init__(
         self,
@@ -38,13 +47,17 @@ class Rule:
         pattern: str,
         suffix: str = "",
         spellings: tuple[str, ...] = (),
+        skip_code: bool = False,
     ) -> None:
         self.name, self.kind, self.triggers = name, kind, triggers
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
+        self.skip_code = skip_code
         # Starts with a literal: scanning a long text for it costs about what looking for a
         # trigger does, so redact() skips the trigger test on long texts.
-        body = pattern.removeprefix("(?P<keep>").replace(WORD, "ww")
-        self.prefixed = len(body) > 1 and not (set(body[:2]) & set("\\()[]{}.^$|?*+"))
+        # (A spelled rule runs three patterns: testing its trigger first is cheaper.)
+        body = pattern.removeprefix("(?P<keep>")
+        special = set("\\()[]{}.^$|?*+@")
+        self.prefixed = len(body) > 1 and not (set(body[:2]) & special)
 
     def __repr__(self) -> str:
         return f"Rule({self.name!r})"
@@ -82,17 +95,19 @@ _SOFT = (
     r"|s(?:igning|ession|ecret)[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key"
     r"|_key|-key|\.key)"
 )
-_NOT_CODE = (
-    r"(?!\[REDACTED)(?!(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes"
-    r"|optional|secretstr|any|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-]))"
-    r"(?![A-Za-z_][\w.]{0,64}+[(\[])(?![$%&*{<@!|>#/\\~`])"
-)
+# Values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x) are not secrets;
+# rules with ``skip_code`` also leave code alone (booleans, None, type names, calls), which
+# redact() tells in Python: as a regex that list made each pattern slow to compile.
+_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`])"
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
 _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
 
 # A sensitive word ends the flag's name: --password, --db-password, --api-key, --token.
-_FLAG = r"(?i:passw(?:or)?d|passphrase|secret|token|api-?key|access-?key|auth-?key|cookie|pass)"
+_FLAG = (
+    r"(?i:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=secret)|(?<=token)|(?<=api-key)"
+    r"|(?<=apikey)|(?<=access-key)|(?<=auth-key)|(?<=cookie)|(?<=pass))"
+)
 
 # Assignments, one rule per sensitive word so each starts with a literal: `re` then jumps
 # from one occurrence of the word to the next instead of trying every position. Whatever
@@ -131,6 +146,7 @@ _ASSIGNMENTS = tuple(
         + _UNQUOTED
         + r"++)",
         spellings=_spell(word),
+        skip_code=True,
     )
     for word, rest in _STRONG_WORDS
 ) + tuple(
@@ -153,6 +169,7 @@ _ASSIGNMENTS = tuple(
         + _UNQUOTED
         + r"++)",
         spellings=_spell(word),
+        skip_code=True,
     )
     for word, rest in _SOFT_WORDS
 )
@@ -374,7 +391,12 @@ RULES: tuple[Rule, ...] = (
         "cli-password-flag",
         "password",
         ("--",),
-        r"(?P<keep>--[\w-]{0,30}?" + _FLAG + r"(?:=|[ \t]{1,8}+))(?!-)(?!\[REDACTED)" + _VALUE,
+        # The flag's name is one to four words ending in a sensitive one (--db-password, not
+        # --password-stdin); the name's scan stops at "--", so runs of dashes cost nothing.
+        r"(?P<keep>--(?<!---)[A-Za-z0-9]{1,16}+(?:[-_][A-Za-z0-9]{1,16}+){0,3}+"
+        + _FLAG
+        + r"(?:=|[ \t]{1,8}+))(?!-)(?!\[REDACTED)"
+        + _VALUE,
     ),
     Rule(
         "cli-user-password",
@@ -428,6 +450,7 @@ RULES: tuple[Rule, ...] = (
         # Anchored on the newline before the key (redact() puts one before the text).
         r"(?P<keep>\n[ \t-]{0,32}+[\w.-]{0,20}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
         r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
+        skip_code=True,
     ),
     *_ASSIGNMENTS,
 )

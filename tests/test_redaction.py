@@ -139,3 +139,11 @@ def test_a_long_text_takes_the_same_secrets_out():
     cleaned = redact.redact(long_text)
     assert [secret for secret, _ in CORPUS if secret in cleaned] == []
     assert cleaned.split("\n")[: len(texts)] == redact.redact("\n".join(texts)).split("\n")
+
+
+def test_code_is_told_from_data_in_assigned_values():
+    for value in ["None", "True)", "self.password", "os.environ['X']", "get_secret('x')", "str"]:
+        assert redact.is_code(value), value
+    for value in ["hunter2", "None-of-your-business", "s3cr3t.value", "1(2)", "[x]"]:
+        assert not redact.is_code(value), value
+    assert redact.redact("password = self.password") == "password = self.password"
