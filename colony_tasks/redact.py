@@ -80,29 +80,20 @@ def apply_rule(rule: Rule, text: str) -> str:
     return text
 
 
-_CODE_WORDS = frozenset(
-    "true false none null nil undefined str string int bool bytes optional secretstr any self"
-    " this os env process getenv input getpass inherit".split()
+# A value that is code, not data: a boolean, None, a type name, or a call or subscript
+# (get_secret("x"), os.environ["X"]). Compiled when an assignment first matches.
+_CODE = (
+    r"(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes|optional|secretstr|any"
+    r"|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-])|[A-Za-z_][\w.]{0,64}[(\[]"
 )
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+_code: list[re.Pattern[str]] = []
 
 
 def is_code(value: str) -> bool:
-    """Whether an assigned value is code rather than data: a boolean, None, a type name, or a
-    call or subscript (``get_secret("x")``, ``os.environ["X"]``). Looks at 64 characters."""
-    head = value[:66].lower()
-    if head in _CODE_WORDS:
-        return True
-    if head.isidentifier() or not (head[:1].isalpha() or head[:1] == "_"):
-        return False  # a plain word that is not a code word, or not a name at all
-    end = 0
-    while end < len(head) and head[end] in _NAME_CHARS:
-        end += 1
-    if head[:end] in _CODE_WORDS and head[end : end + 1] != "-":
-        return True
-    while end < len(head) and (head[end] in _NAME_CHARS or head[end] == "."):
-        end += 1
-    return 0 < end < len(head) and not head[0].isdigit() and head[end] in "(["
+    """Whether an assigned value is code rather than data (see ``_CODE``)."""
+    if not _code:
+        _code.append(re.compile(_CODE))
+    return _code[0].match(value) is not None
 
 
 def utf8_safe(text: str) -> str:

@@ -103,6 +103,10 @@ _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
 _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
 
+_ENDS_SENSITIVE = (
+    r"(?i:(?<=pass)|(?<=passwd)|(?<=password)|(?<=passphrase)|(?<=secret)|(?<=credentials)"
+    r"|(?<=pwd)|(?<=token)|(?<=key))"
+)
 # A sensitive word ends the flag's name: --password, --db-password, --api-key, --token.
 _FLAG = (
     r"(?i:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=secret)|(?<=token)|(?<=api-key)"
@@ -418,19 +422,19 @@ RULES: tuple[Rule, ...] = (
         "cli-login-p",
         "password",
         ("login",),
-        r"(?P<keep>login[^\n|;&]{0,48}? -p[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+        r"(?P<keep>login[^\n|;&]{0,32}? -p[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
     ),
     Rule(
         "cli-mysql-p",
         "password",
         ("mysql", "mariadb"),
-        r"(?P<keep>m(?:ysql|ariadb)[^\n|;&]{0,48}? -p)(?![\s-])(?!\[REDACTED)" + _VALUE,
+        r"(?P<keep>m(?:ysql|ariadb)[^\n|;&]{0,32}? -p)(?![\s-])(?!\[REDACTED)" + _VALUE,
     ),
     Rule(
         "cli-redis-a",
         "password",
         ("redis-cli",),
-        r"(?P<keep>redis-cli[^\n|;&]{0,48}? -a[ \t]{1,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+        r"(?P<keep>redis-cli[^\n|;&]{0,32}? -a[ \t]{1,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
     ),
     # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
     Rule(
@@ -438,8 +442,11 @@ RULES: tuple[Rule, ...] = (
         "secret",
         ("value:",),
         # Kubernetes env lists and the like: `- name: DB_PASSWORD` then `value: …`.
-        r"(?P<keep>name:[ \t]{0,8}+[\"']?+[\w.-]{0,30}?(?:" + _STRONG + "|" + _SOFT + r")"
-        r"[\w-]{0,40}+[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+)"
+        # The name is read whole, then must end in a sensitive word (DB_PASSWORD, API_TOKEN,
+        # STRIPE_SECRET_KEY; not SECRET_KEY_ID).
+        r"(?P<keep>name:[ \t]{0,8}+[\"']?+[\w.-]{1,64}+"
+        + _ENDS_SENSITIVE
+        + r"[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+)"
         r"(?!\[REDACTED)[^\n]++",
     ),
     Rule(

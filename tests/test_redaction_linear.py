@@ -60,6 +60,7 @@ def test_every_rule_passes_the_backtracking_check():
     }
     assert all(bound > 0 for bound in bounds.values())
     check(redact._TAG)
+    check(redact._CODE)
 
 
 @pytest.mark.parametrize(
