@@ -54,9 +54,13 @@ def _compile(
         if rule.skip_code:
 
             def replace(match: re.Match[str], marker: str = marker) -> str:
-                if is_code(match.string[match.end(1) : match.end()]):
-                    return match.group()
-                return match.group(1) + marker
+                keep, whole = match.group(1, 0)
+                first = whole[len(keep) : len(keep) + 1]
+                # code starts with a letter or '_'; anything else is data (decided inline:
+                # a text full of matches pays this per match)
+                if (first.isalpha() or first == "_") and is_code(whole[len(keep) :]):
+                    return whole
+                return keep + marker
 
             found = (patterns, replace)
         elif "keep" in patterns[0].groupindex:
