@@ -16,6 +16,7 @@ from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
 from .models import Lane, Session, record
+from .redact import redact
 from .sessions import session_of
 from .store import Store
 from .tasks import task_for
@@ -118,6 +119,7 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
         )
     if relative in ("", "."):
         return "**"
+    relative = redact(relative)  # a path is stored text too (the store redacts it again: a no-op)
     if relative == ".git" or relative.startswith(".git/"):
         raise InvalidInput(f"Path {path!r} is inside .git; claim working-tree files instead.")
     return relative

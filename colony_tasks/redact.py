@@ -152,14 +152,33 @@ def drop_private(text: str) -> str:
     return "".join(pieces)
 
 
+_RECENT: dict[tuple[str, int | None], str] = {}
+RECENT_MAX = 64
+
+
 def redact(text: str, limit: int | None = None) -> str:
     """``text`` capped to ``limit`` characters (see :func:`cap`), made UTF-8 safe, without its
     ``<private>`` spans and with every secret replaced by ``[REDACTED:<kind>]``.
 
     The cap comes first, so the work done is bounded by ``limit`` whatever the input's size.
+    Recent results are remembered (their inputs and outputs both), so a use case that
+    redacts a text before it takes the write lock makes the store's own redaction of it, under
+    the lock, a dictionary lookup.
     """
     if not text:
         return text
+    remembered = _RECENT.get((text, limit))
+    if remembered is not None:
+        return remembered
+    clean = _redact(text, limit)
+    if len(_RECENT) >= RECENT_MAX:
+        _RECENT.clear()
+    _RECENT[(text, limit)] = clean
+    _RECENT[(clean, limit)] = clean
+    return clean
+
+
+def _redact(text: str, limit: int | None) -> str:
     if limit is not None:
         text = cap(text, limit)
     text = utf8_safe(text)
