@@ -27,6 +27,8 @@ STEP_WORDING = {
     "chain_add": "Give {who} the turn to add it to chain {chain_id}.",
     "chain_create": "Start a chain with `colony-tasks chain create NAME`.",
     "embed": "Run `colony-tasks embed` first.",
+    "plan_show": "See the plan beside the thread.",
+    "take_next": "Take the next ready item with `colony-tasks plan take`.",
 }
 
 
