@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import chains, delivery, handoffs, posts, tasks, work
 from . import claims as claims_mod
 from . import sessions as sessions_mod
-from .errors import InvalidInput
+from .errors import InvalidInput, NotFound
 from .kinds import ItemStatus, ObsKind, TaskStatus
 from .messages import Posted
 from .models import Observation, Session, Task, WorkItem, record
@@ -272,6 +272,18 @@ def drop_work(
 def plan_show(store: Store, task_id: int) -> work.Board:
     """A task's plan: items in order with owners, files, dependencies; ready and stale ids."""
     return work.board(store, task_id)
+
+
+def lane_task_of(store: Store, cwd: str) -> Task:
+    """The open lane task of the repository and branch at ``cwd`` (for a human's default)."""
+    lane = sessions_mod.lane_for(store, cwd)
+    task = store.open_lane_task(lane.id)
+    if task is None:
+        raise NotFound(
+            f"The lane {lane.repo_name}@{lane.branch} has no open task yet; pass a task id.",
+            "list_tasks",
+        )
+    return task
 
 
 # -- reading --------------------------------------------------------------------------------

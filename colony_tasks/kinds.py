@@ -86,7 +86,9 @@ AGENT_KINDS: tuple[str, ...] = tuple(k.value for k in AgentKind)
 TASK_STATUSES: tuple[str, ...] = tuple(s.value for s in TaskStatus)
 WORK_STATES: tuple[str, ...] = tuple(s.value for s in WorkState)
 # How an owner (or a human) finishes an item.
-FINISH_STATES: tuple[str, ...] = (WorkState.DONE, WorkState.BLOCKED, WorkState.DROPPED)
+FINISH_STATES: tuple[str, ...] = tuple(
+    s.value for s in (WorkState.DONE, WorkState.BLOCKED, WorkState.DROPPED)
+)
 MESSAGE_KINDS: tuple[ObsKind, ...] = (
     ObsKind.NOTE,
     ObsKind.QUESTION,
