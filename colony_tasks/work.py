@@ -4,7 +4,8 @@ Every plan rule lives here; the MCP tools, the CLI and the viewer reach it throu
 :mod:`colony_tasks.actions`:
 
 - any participant may plan items in a task; on a chain the plan is the coordinator's
-  (:func:`colony_tasks.chains.check_plannable`). Dependencies name items of the same call (by
+  (:func:`colony_tasks.chains.check_plannable`), and taking, finishing, reassigning and
+  dropping are posts like any other: they need the turn (:func:`chains.check_writable`). Dependencies name items of the same call (by
   index) or existing items of the task (``"#12"``); unknown ones and cycles are refused before
   anything is written;
 - an item is *ready* when it is open and everything it depends on is done or dropped;

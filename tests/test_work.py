@@ -411,3 +411,23 @@ def test_the_viewer_shows_the_board_and_a_human_adds_reassigns_and_drops(store: 
         assert wrong.status_code == 404 and "no work item #999" in wrong.json()["error"]
     titles = [i.title for i in store.work_items(lane["task_id"])]
     assert titles[-1] == "release"
+
+
+def test_editing_a_file_of_another_sessions_taken_item_warns_before_the_edit(
+    store: Store, lane, repo: Path
+):
+    actions.plan_work(store, lane["a"], DIAMOND)
+    actions.take_work(store, lane["b"])
+    tool = events.ToolUse("Edit", "edit", (str(repo / "db" / "schema.sql"),))
+    warning = events.before_tool(store, events.Event("sess-a", "claude", str(repo)), tool).context
+    assert f"db/schema.sql is held by {lane['b'].handle}" in warning
+    assert "work #1: schema" in warning
+
+
+def test_on_a_chain_taking_work_is_a_post_and_needs_the_turn(store: Store, lane):
+    chain = chains.create(store, lane["a"], "review")
+    actions.plan_work(store, lane["a"], [{"title": "x"}], task_id=chain.id)
+    chains.add(store, lane["a"], chain.id, lane["b"].handle, "take the item")
+    assert actions.take_work(store, lane["b"], task_id=chain.id).item.title == "x"
+    with pytest.raises(NotAllowed, match="only the turn holder may post"):
+        actions.take_work(store, lane["b"], task_id=chain.id)
