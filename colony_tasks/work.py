@@ -291,17 +291,20 @@ def take(
                 return Taken(None, message=_nothing_ready(store, task, session))
             item = get_item(store, found)
         elif item.owner == session.id and item.state == WorkState.TAKEN:
-            pass  # already yours: renew its claims
+            pass
         elif item.state == WorkState.TAKEN:
             raise Conflict(f"Item #{item.id} is taken by {item.owner_handle}.", "take_next")
         elif item.state in (WorkState.DONE, WorkState.DROPPED):
             raise Conflict(f"Item #{item.id} is {item.state}.")
         elif item.state == WorkState.OPEN and not store.work_is_ready(item.id):
             raise Conflict(_why_not_ready(store, item), "take_next")
-        if item.state != WorkState.TAKEN and not store.take_work_item(item.id, session.id):
+        renewal = item.state == WorkState.TAKEN  # already the caller's: renew its claims
+        if not renewal and not store.take_work_item(item.id, session.id):
             raise Conflict(f"Item #{item.id} was just taken by someone else.")
         store.remove_work_waiter(task.id, session.id)
         granted, found_conflicts = _claim_files(store, session, task, item)
+        if renewal:
+            return Taken(item, granted, found_conflicts)
         owns = f" (owns {', '.join(item.files[:4])}{' …' if len(item.files) > 4 else ''})"
         chains.insert(
             store,

@@ -431,3 +431,14 @@ def test_on_a_chain_taking_work_is_a_post_and_needs_the_turn(store: Store, lane)
     assert actions.take_work(store, lane["b"], task_id=chain.id).item.title == "x"
     with pytest.raises(NotAllowed, match="only the turn holder may post"):
         actions.take_work(store, lane["b"], task_id=chain.id)
+
+
+def test_taking_your_own_item_again_renews_its_claims_without_a_second_announcement(
+    store: Store, lane
+):
+    ids = actions.plan_work(store, lane["a"], DIAMOND).ids
+    actions.take_work(store, lane["b"], ids[0])
+    delivery.updates_since(store, lane["a"])
+    again = actions.take_work(store, lane["b"], ids[0])
+    assert again.item.owner == "sess-b" and [c["pattern"] for c in again.granted] == ["db/**"]
+    assert work_lines(store, lane["a"]) == []
