@@ -442,3 +442,16 @@ def test_taking_your_own_item_again_renews_its_claims_without_a_second_announcem
     again = actions.take_work(store, lane["b"], ids[0])
     assert again.item.owner == "sess-b" and [c["pattern"] for c in again.granted] == ["db/**"]
     assert work_lines(store, lane["a"]) == []
+
+
+def test_plan_texts_are_redacted_before_they_are_stored(store: Store, lane):
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    ids = actions.plan_work(
+        store,
+        lane["a"],
+        [{"title": f"rotate {secret}", "description": "uses <private>hunter2</private> here"}],
+    ).ids
+    actions.take_work(store, lane["b"], ids[0])
+    actions.finish_work(store, lane["b"], ids[0], f"done with {secret}")
+    dump = repr(snapshot(store))
+    assert secret not in dump and "hunter2" not in dump
