@@ -72,6 +72,7 @@ bench: install
 	$(BIN)/python bench/store.py --quick
 	cd bench && ../$(BIN)/python search.py --quick && ../$(BIN)/python search_eval.py
 	$(BIN)/python bench/mcp.py
+	$(BIN)/python bench/work.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from . import claims as claims_mod
 from . import delivery
-from .kinds import MESSAGE_KINDS, ObsKind
-from .models import Observation, Session
+from .kinds import MESSAGE_KINDS, ObsKind, WorkState
+from .models import Observation, Session, Task, WorkItem
 from .render import clip, item_line
 from .sessions import Joined
 from .store import Store
@@ -33,6 +33,9 @@ MAX_HOLDERS = 5
 MAX_PATTERNS = 4
 MAX_WAITING = 5
 BRIEF_ITEM_CHARS = 140
+# The plan block's bounds: items named per line, and characters per title.
+PLAN_ITEMS = 3
+PLAN_TITLE = 40
 ITEM_CHARS = 200
 
 
@@ -72,7 +75,8 @@ def briefing(store: Store, joined: Joined) -> str:
     blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
     where = f"task #{task.id} {task.title}"
     head = f"{PREFIX}: you are {me.handle} on {where}."
-    if not others and not pending and not blockers:
+    planned = plan_lines(store, task, me, now)
+    if not others and not pending and not blockers and not planned:
         return f"{head} Nobody else is here yet. {TOOLS_LINE}"
     lines = [head]
     if others:
@@ -116,8 +120,71 @@ def briefing(store: Store, joined: Joined) -> str:
             "Open blockers: "
             + "; ".join(f"#{b.id} {b.handle}: {clip(b.text, 80)}" for b in blockers[:3])
         )
+    lines.extend(planned)
     lines.append(TOOLS_LINE)
     return "\n".join(lines)
+
+
+def _work(item: WorkItem) -> str:
+    return f"#{item.id} {clip(item.title, PLAN_TITLE)}"
+
+
+def _stale(item: WorkItem, now: float) -> bool:
+    """The rule of :func:`colony_tasks.work.is_stale` (kept here: hooks do not import it)."""
+    if item.owner_ended_at is not None or item.owner_seen_at is None:
+        return True
+    return now - item.owner_seen_at > claims_mod.STALE_AFTER
+
+
+def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
+    """The task's plan in a few bounded lines: what this session owns, what is ready (with the
+    exact call), who owns the rest, and stale items; nothing when the task has no plan."""
+    counts = store.work_counts([task.id]).get(task.id)
+    if not counts:
+        return []
+    summary = ", ".join(f"{counts[s]} {s}" for s in WorkState if counts.get(s))
+    lines = [f"Plan ({summary}):"]
+    mine = store.work_items(
+        task.id, states=(WorkState.TAKEN, WorkState.BLOCKED), owner=me.id, limit=PLAN_ITEMS
+    )
+    if mine:
+        lines.append(
+            "- You own "
+            + "; ".join(
+                _work(i)
+                + (f" ({', '.join(i.files[:2])})" if i.files else "")
+                + (" [blocked]" if i.state == WorkState.BLOCKED else "")
+                for i in mine
+            )
+            + f' → finish_work(item_id={mine[0].id}, summary="...") when done.'
+        )
+    ready = store.work_items(task.id, ready=True, limit=PLAN_ITEMS + 1)
+    if ready:
+        more = " …" if len(ready) > PLAN_ITEMS else ""
+        lines.append(
+            f"- Ready: {'; '.join(_work(i) for i in ready[:PLAN_ITEMS])}{more}"
+            f" → take_work(item_id={ready[0].id}) or take_work() for the next."
+        )
+    taken = [
+        i
+        for i in store.work_items(task.id, states=(WorkState.TAKEN,), limit=12)
+        if i.owner != me.id
+    ]
+    live = [i for i in taken if not _stale(i, now)]
+    stale = [i for i in taken if _stale(i, now)]
+    if live:
+        lines.append(
+            "- Others: "
+            + "; ".join(f"{i.owner_handle} on {_work(i)}" for i in live[:PLAN_ITEMS])
+            + (f"; +{len(live) - PLAN_ITEMS} more" if len(live) > PLAN_ITEMS else "")
+        )
+    if stale:
+        lines.append(
+            "- Stale (owner ended or quiet 30m+): "
+            + "; ".join(f"{_work(i)} ({i.owner_handle})" for i in stale[:PLAN_ITEMS])
+            + " — a human or the planner can reassign it."
+        )
+    return lines
 
 
 def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str | None:

@@ -64,6 +64,17 @@ def check_writable(store: Store, task: Task, session: Session) -> None:
         )
 
 
+def check_plannable(store: Store, task: Task, session: Session) -> None:
+    """The gate for adding to a task's plan: any writer may, but a chain's plan is the
+    coordinator's (see :mod:`colony_tasks.work`)."""
+    check_writable(store, task, session)
+    if task.mode == TaskMode.CHAIN and task.coordinator != session.id:
+        raise NotAllowed(
+            f"Only the coordinator of chain {task.id} ({handle_of(store, task.coordinator)})"
+            " can plan its work."
+        )
+
+
 def insert(
     store: Store, task: Task, session: Session, kind: ObsKind, body: str, **fields: Any
 ) -> Posted:

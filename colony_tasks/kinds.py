@@ -94,6 +94,7 @@ class ObsKind(Vocabulary):
     WITHDRAW = "withdraw"
     TURN = "turn"  # a chain turn passed, taken, started or closed
     GUARD = "guard"  # the loop guard refused an agent request
+    WORK = "work"  # a plan changed: items planned, taken, finished, ready, reassigned
 
 
 class ItemStatus(Vocabulary):
@@ -105,6 +106,16 @@ class ItemStatus(Vocabulary):
     WITHDRAWN = "withdrawn"
     OPEN = "open"  # a blocker
     RESOLVED = "resolved"
+
+
+class WorkState(Vocabulary):
+    """The state of a work item of a task's plan."""
+
+    OPEN = "open"  # not taken; ready once every dependency is done (or dropped)
+    TAKEN = "taken"  # owned by one session, its files claimed
+    DONE = "done"
+    BLOCKED = "blocked"  # stuck, with a reason; taking it again unblocks it
+    DROPPED = "dropped"  # will not be done; no longer holds up its dependents
 
 
 class DeliveryState(Vocabulary):
@@ -119,6 +130,11 @@ class DeliveryState(Vocabulary):
 # Plain-string tuples: for membership tests, CLI choices and SQL parameters.
 AGENT_KINDS: tuple[str, ...] = tuple(k.value for k in AgentKind)
 TASK_STATUSES: tuple[str, ...] = tuple(s.value for s in TaskStatus)
+WORK_STATES: tuple[str, ...] = tuple(s.value for s in WorkState)
+# How an owner (or a human) finishes an item.
+FINISH_STATES: tuple[str, ...] = tuple(
+    s.value for s in (WorkState.DONE, WorkState.BLOCKED, WorkState.DROPPED)
+)
 MESSAGE_KINDS: tuple[ObsKind, ...] = (
     ObsKind.NOTE,
     ObsKind.QUESTION,
@@ -135,6 +151,7 @@ THREAD_KINDS: tuple[ObsKind, ...] = (
     ObsKind.WITHDRAW,
     ObsKind.TURN,
     ObsKind.GUARD,
+    ObsKind.WORK,
 )
 # What a participant may post directly; answers route to answering a question.
 POSTABLE_KINDS: tuple[ObsKind, ...] = (

@@ -170,6 +170,36 @@ class Observation(
     turn: int | None
 
 
+class WorkItem(
+    record(  # type: ignore[misc]
+        "WorkItem",
+        "id task_id title description files state owner owner_handle reason summary created_by"
+        " created_at taken_at finished_at depends_on owner_seen_at owner_ended_at",
+        defaults=((), None, None),
+    )
+):
+    """One piece of a task's plan: the files it owns, the items it waits on, its owner."""
+
+    __slots__ = ()
+    id: int
+    task_id: int
+    title: str
+    description: str
+    files: list[str]
+    state: str
+    owner: str | None
+    owner_handle: str | None
+    reason: str | None
+    summary: str | None
+    created_by: str | None
+    created_at: float
+    taken_at: float | None
+    finished_at: float | None
+    depends_on: tuple[int, ...]
+    owner_seen_at: float | None
+    owner_ended_at: float | None
+
+
 def load_meta(raw: str | None) -> dict[str, Any]:
     if not raw:
         return {}

@@ -37,6 +37,12 @@ NO_FREE_TEXT = {
     "set_turn_holder": "a session id",
     "store_vectors": "vectors and content hashes",
     "undelivered_for_sender": "delivery states",
+    "add_work_deps": "work item ids",
+    "add_work_waiter": "task id, session id",
+    "assign_work_item": "item id, owner session id",
+    "pop_work_waiters": "task id",
+    "remove_work_waiter": "task id, session id",
+    "take_work_item": "item id, session id",
 }
 
 
@@ -67,7 +73,11 @@ def call_every_text_writer(store: Store) -> set[str]:
         "s1", task, lane.repo_id, lane.id, f"src/{SECRET}.py", None, TEXT, 60
     )
     store.renew_claim(claim, 60, TEXT)
+    item = store.insert_work_item(task, TEXT, description=TEXT, files=[f"src/{SECRET}/**"])
+    store.finish_work_item(item, "blocked", summary=TEXT, reason=TEXT)
     return {
+        "insert_work_item",
+        "finish_work_item",
         "upsert_lane",
         "insert_session",
         "refresh_session",
