@@ -106,19 +106,19 @@ def search(request: Request) -> Response:
     return _json(data.search_view(viewer_of(request).store, request.query_params.get("q", "")))
 
 
-async def post_message(request: Request) -> Response:
-    """Post as the human (``text``, ``kind``, ``to``, ``reply_to``, ``urgent``)."""
+async def _as_human(request: Request, action: Any) -> Response:
+    """Run a viewer action as the human on the task in the path, with the form's fields."""
     fields = await checked_fields(request)
     viewer = viewer_of(request)
     result = await run_in_threadpool(
-        actions.post_message,
-        viewer.store,
-        viewer.human_name,
-        viewer.cwd,
-        request.path_params["task_id"],
-        fields,
+        action, viewer.store, viewer.human_name, viewer.cwd, request.path_params["task_id"], fields
     )
     return _json(result, status=201)
+
+
+async def post_message(request: Request) -> Response:
+    """Post as the human (``text``, ``kind``, ``to``, ``reply_to``, ``urgent``)."""
+    return await _as_human(request, actions.post_message)
 
 
 def plan(request: Request) -> Response:
@@ -128,14 +128,4 @@ def plan(request: Request) -> Response:
 
 async def plan_action(request: Request) -> Response:
     """Change the plan as the human: ``action`` add, reassign or drop (see the form)."""
-    fields = await checked_fields(request)
-    viewer = viewer_of(request)
-    result = await run_in_threadpool(
-        actions.plan_action,
-        viewer.store,
-        viewer.human_name,
-        viewer.cwd,
-        request.path_params["task_id"],
-        fields,
-    )
-    return _json(result, status=201)
+    return await _as_human(request, actions.plan_action)
