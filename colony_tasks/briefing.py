@@ -5,7 +5,7 @@ Every block ends with the exact next call. Standard library only.
 
 from __future__ import annotations
 
-from . import chains, delivery
+from . import chains, delivery, identity
 from . import claims as claims_mod
 from .models import Observation, Session
 from .render import clip, item_line
@@ -67,6 +67,9 @@ def briefing(store: Store, joined: Joined) -> str:
     blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
     where = f"task #{task.id} {task.title}"
     head = f"{PREFIX}: you are {me.handle} on {where}."
+    cred = identity.credential(store, me)
+    if cred:  # shown only here, in this session's own context (colony_tasks.identity)
+        head += f' Your session_id, if a colony tool asks for one: "{cred}".'
     if not others and not pending and not blockers:
         return f"{head} Nobody else is here yet. {TOOLS_LINE}"
     lines = [head]

@@ -50,8 +50,11 @@ def _joined(parts: Sequence[str | None]) -> Result:
 
 def _session(store: Store, event: Event) -> Session:
     """The event's session, registered on first sight (hooks installed mid-session), moved
-    when its folder changed, reopened after an end."""
+    when its folder changed, reopened after an end — only by the agent process that owns it
+    (:func:`colony_tasks.sessions.check_owner`)."""
     session = store.get_session(event.session_id) if event.session_id else None
+    if session is not None:
+        sessions_mod.check_owner(session, event.agent_pid)
     if session is None or (event.cwd and event.cwd != session.cwd) or session.ended_at is not None:
         return sessions_mod.register(
             store,
@@ -152,8 +155,10 @@ def stop(store: Store, event: Event) -> Result:
 
 
 def session_end(store: Store, event: Event) -> Result:
-    """End the session and release its claims."""
+    """End the session and release its claims — unless it belongs to another live agent
+    process (a payload that merely carries its id ends nothing)."""
     session = store.get_session(event.session_id) if event.session_id else None
     if session is not None:
+        sessions_mod.check_owner(session, event.agent_pid)
         sessions_mod.end_session(store, session)
     return NOTHING

@@ -13,6 +13,7 @@ from . import settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, ObsKind, TaskStatus
 from .models import Observation, Session, Task, record
+from .sessions import lookup
 from .store import Store
 
 TYPE_CHECKING = False
@@ -72,7 +73,7 @@ def resolve_recipients(
         if not chosen:
             raise NotFound(f"No active {kind} session is on task {task.id}; address `any` instead.")
         return kind, chosen
-    session = store.get_session(target) or store.get_session_by_handle(target)
+    session = lookup(store, target)
     if session is None:
         raise NotFound(f"Session {target!r} does not exist.", "show_task", task_id=task.id)
     if session.id == author.id:
@@ -96,8 +97,9 @@ def check_loop_guard(
     to: str | None,
     recipients: Sequence[Session],
 ) -> None:
-    """Refuse the next directed agent request once the limit since a human event is reached."""
-    if session.agent == AgentKind.HUMAN or to is None or kind not in DIRECTED_REQUESTS:
+    """Refuse the next agent request (a question, handoff or turn, addressed or broadcast)
+    once the limit since a human event is reached."""
+    if session.agent == AgentKind.HUMAN or kind not in DIRECTED_REQUESTS:
         return
     if kind == ObsKind.TURN and all(r.agent == AgentKind.HUMAN for r in recipients):
         return  # passing the turn to a human is how loops end
@@ -107,7 +109,7 @@ def check_loop_guard(
         raise LoopGuard(
             task.id,
             f"Loop guard: {count} agent-to-agent requests in a row on task {task.id} since the"
-            f" last human input; {session.handle}'s {kind} to {to} was not sent. A human needs to"
+            f" last human input; {session.handle}'s {kind} to {to or 'everyone'} was not sent. A human needs to"
             " weigh in (post to the thread or prompt one of the agents).",
         )
 

@@ -202,6 +202,16 @@ CLAIM_REGEX = """
 ALTER TABLE claims ADD COLUMN regex TEXT;
 """
 
+# A per-session key, shown only in that session's own SessionStart briefing. When the MCP
+# server cannot tell its caller from process ancestry, an explicit session_id must carry it
+# (colony_tasks.identity); it lives apart from sessions so it is never read with a session.
+IDENTITY = """
+CREATE TABLE session_keys (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    key TEXT NOT NULL
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -211,6 +221,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "undeliverable_index", UNDELIVERABLE),
     Migration(7, "task_vocabulary", TASK_VOCABULARY),
     Migration(8, "claim_regex", CLAIM_REGEX),
+    Migration(11, "identity", IDENTITY),
 )
 
 LATEST = MIGRATIONS[-1].version
