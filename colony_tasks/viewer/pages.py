@@ -30,6 +30,8 @@ def routes() -> list[Route]:
         Route("/tasks/{task_id:int}/live", thread_live, methods=["GET"]),
         Route("/tasks/{task_id:int}/post", post_form, methods=["POST"]),
         Route("/tasks/{task_id:int}/pass", pass_form, methods=["POST"]),
+        Route("/tasks/{task_id:int}/withdraw", withdraw_form, methods=["POST"]),
+        Route("/tasks/{task_id:int}/resolve", resolve_form, methods=["POST"]),
         Route("/claims", claims_page, methods=["GET"], name="claims"),
         Route("/partials/claims", partial("_claims.html", data.claims_view), methods=["GET"]),
         Route("/sessions", sessions_page, methods=["GET"], name="sessions"),
@@ -158,6 +160,14 @@ async def post_form(request: Request) -> Response:
 
 async def pass_form(request: Request) -> Response:
     return await _act(request, actions.pass_turn, "pass")
+
+
+async def withdraw_form(request: Request) -> Response:
+    return await _act(request, actions.withdraw_item, "withdraw")
+
+
+async def resolve_form(request: Request) -> Response:
+    return await _act(request, actions.resolve_blocker, "resolve")
 
 
 async def _act(request: Request, action: Any, form: str) -> Response:
