@@ -611,3 +611,31 @@ async def test_an_answer_without_its_question_is_refused_by_the_core(lane: Lane)
             client, "task_post", content="42", kind="answer", session_id=lane.a.handle
         )
     assert text.startswith("An answer needs the id of the question it answers")
+
+
+async def test_text_arguments_that_look_like_json_are_stored_verbatim(lane: Lane):
+    texts = ['{"retries": 3}', "[1, 2]", "null", "true", "42", '"quoted"']
+    async with connected() as client:
+        for text in texts:
+            decided = await ok(
+                client, "record_decision", decision="d", rationale=text, session_id=lane.a.handle
+            )
+            blocked = await ok(
+                client, "report_blocker", blocker="b", waiting_on=text, session_id=lane.a.handle
+            )
+            claimed = await ok(
+                client, "claim_file", paths=["src/j.py"], note=text, session_id=lane.a.handle
+            )
+            assert lane.store.get_observation(decided["id"]).text == f"d\nRationale: {text}"
+            assert lane.store.get_observation(blocked["id"]).meta == {"waiting_on": text}
+            assert claimed["granted"][0]["note"] == text
+        refused = await error(client, "task_post", content="x", to="null", session_id=lane.a.id)
+    assert "Session 'null' does not exist" in refused  # not silently a broadcast
+
+
+async def test_an_over_long_claim_note_is_refused(lane: Lane):
+    async with connected() as client:
+        text = await error(
+            client, "claim_file", paths=["a.py"], note="n" * 16_001, session_id=lane.a.handle
+        )
+    assert "claim note is 16001 characters" in text and lane.store.list_claims() == []
