@@ -26,15 +26,10 @@ def check(name: str, ok: bool, detail: str, *, fixable: bool = False) -> dict[st
 
 
 def hook_log_errors(since: float) -> list[str]:
-    """Failure lines of the hook log (and its fallback) newer than ``since``."""
+    """Failure lines of this store's hook log (and its own fallback) newer than ``since``."""
     found = []
     for path in (paths.log_path(), paths.fallback_log_path()):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.readlines()
-        except OSError:
-            continue
-        for line in lines:
+        for line in paths.read_log(path):
             try:
                 stamp = time.mktime(time.strptime(line[:19], "%Y-%m-%dT%H:%M:%S"))
             except ValueError:
@@ -85,6 +80,29 @@ def diagnose(store: Store) -> list[dict[str, Any]]:
 def _schema(store: Store) -> dict[str, Any]:
     version = store.schema_version()
     return check("schema", version == LATEST, f"version {version} (latest {LATEST})")
+
+
+def missing_tables(store: Store) -> list[str]:
+    """Tables the current schema has that this database lacks (a version that says it is
+    current over tables that were dropped or never created)."""
+    blank = Store(":memory:")
+    try:
+        expected = set(blank.table_names())
+    finally:
+        blank.close()
+    return sorted(expected - set(store.table_names()))
+
+
+def _tables(store: Store) -> dict[str, Any]:
+    missing = missing_tables(store)
+    detail = "all present" if not missing else f"missing: {', '.join(missing)}. " + MISSING_STEP
+    return check("tables", not missing, detail)
+
+
+MISSING_STEP = (
+    "The schema version says these exist, so migrations will not recreate them: move"
+    " colony.db aside (it is kept for inspection) and a new one is created on the next event."
+)
 
 
 def _integrity_check(store: Store) -> dict[str, Any]:
@@ -143,6 +161,7 @@ def _hook_log(store: Store) -> dict[str, Any]:
 
 CHECKS = (
     ("schema", _schema),
+    ("tables", _tables),
     ("integrity", _integrity_check),
     ("fts", _fts),
     ("wal", _wal),
@@ -162,6 +181,9 @@ def repair(store: Store) -> list[str]:
             f" ({'; '.join(integrity[:2])}). Copy colony.db aside for inspection; hooks keep"
             " failing open until it is replaced (a new one is created on the next event)."
         ]
+    missing = missing_tables(store)
+    if missing:
+        return [f"Skipped the repairs: tables missing ({', '.join(missing)}). {MISSING_STEP}"]
     done = []
     if store.fts_indexed_count() != store.count_observations() or not store.fts_consistent():
         store.rebuild_fts()

@@ -90,6 +90,7 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
     names = [c["check"] for c in doctor.diagnose(store)]
     assert names == [
         "schema",
+        "tables",
         "integrity",
         "fts",
         "wal",
@@ -98,3 +99,19 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
         "vectors",
         "hook log",
     ]
+
+
+def test_fix_with_a_current_version_but_missing_tables_explains_instead_of_crashing(home: Path):
+    store = open_default()
+    store.conn.executescript("DROP TABLE claims; DROP TABLE observations;")
+    store.close()
+    for args in ((), ("--fix",)):
+        result = CliRunner().invoke(cli, ["doctor", "--json", *args])
+        assert result.exit_code == 1, result.output  # a report, not a traceback
+        report = json.loads(result.output)
+        tables = by_name(report)["tables"]
+        assert (
+            not tables["ok"] and "claims" in tables["detail"] and "observations" in tables["detail"]
+        )
+        assert "move colony.db aside" in tables["detail"]
+    assert report["repairs"] and report["repairs"][0].startswith("Skipped the repairs: tables")
