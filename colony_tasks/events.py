@@ -9,6 +9,8 @@ Standard library only: every hook process imports this module.
 
 from __future__ import annotations
 
+import zlib
+
 from . import activity, briefing, delivery, settings
 from . import claims as claims_mod
 from . import sessions as sessions_mod
@@ -41,6 +43,21 @@ class Result(record("Result", "context deny", defaults=(None, None))):  # type: 
 
 
 NOTHING = Result()
+DUPLICATE_WINDOW_SECONDS = 60
+
+
+def first_time(store: Store, event: str, payload: bytes) -> bool:
+    """Whether this is the first hook to see this exact payload for this event.
+
+    With colony-tasks installed at both user and project scope (or a plugin beside an
+    install), the agent runs each of our hooks twice with byte-identical input; without this
+    every prompt, edit and command would be recorded twice. Both agents put a fresh id in
+    every payload they mean to be distinct (Claude's ``prompt_id`` and ``tool_use_id``,
+    Codex's ``turn_id`` and ``tool_use_id``), so (session, event, turn) is in the bytes; a
+    SessionStart/Stop repeated identically within the window only refreshes the session.
+    """
+    digest = f"{zlib.crc32(payload):08x}{zlib.adler32(payload):08x}{len(payload):x}"
+    return store.first_sighting(f"{event}:{digest}", DUPLICATE_WINDOW_SECONDS)
 
 
 def _joined(parts: Sequence[str | None]) -> Result:

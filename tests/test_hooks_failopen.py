@@ -211,3 +211,20 @@ def test_session_end_waits_on_the_store_less_than_its_smallest_budget(
     runner.handle("stop", "codex", json.dumps({"session_id": "s", "cwd": str(repo)}).encode())
     assert opened == [{"busy_timeout_ms": runner.SESSION_END_BUSY_MS}, {}]
     assert runner.SESSION_END_BUSY_MS / 1000 < runner.deadline_for("session-end") < 1
+
+
+def test_the_same_hook_installed_at_two_scopes_acts_once(home: Path, repo: Path):
+    """User and project scope both installed: the agent runs each hook twice with the same
+    input. The prompt is recorded once and its context injected once."""
+    run_hook("session-start", claude("session-start", "s", repo), home)
+    prompt = claude("user-prompt-submit", "s", repo, prompt="hi there")
+    prompt["prompt_id"] = "p-1"
+    first = run_hook("user-prompt-submit", prompt, home, agent="claude")
+    second = run_hook("user-prompt-submit", prompt, home, agent="claude")
+    assert (first.returncode, second.returncode, second.stdout) == (0, 0, "")
+    prompt["prompt_id"] = "p-2"  # the same text as a new prompt is a new event
+    run_hook("user-prompt-submit", prompt, home, agent="claude")
+    db = sqlite3.connect(home / "colony.db")
+    (count,) = db.execute("SELECT COUNT(*) FROM observations WHERE kind = 'prompt'").fetchone()
+    db.close()
+    assert count == 2

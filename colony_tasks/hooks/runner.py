@@ -11,7 +11,7 @@ import json
 import signal
 import sys
 
-from .. import paths
+from .. import events, paths
 from ..redact import utf8_safe
 from ..store import open_default
 from .handlers import EVENT_NAMES, HANDLERS
@@ -99,6 +99,8 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     else:
         store = open_default()
     try:
+        if not events.first_time(store, event, raw):
+            return None  # the same hook installed twice: the first one acts
         result = handler(store, payload, kind)
     finally:
         store.close()

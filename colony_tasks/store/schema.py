@@ -205,10 +205,18 @@ ALTER TABLE claims ADD COLUMN regex TEXT;
 # A per-session key, shown only in that session's own SessionStart briefing. When the MCP
 # server cannot tell its caller from process ancestry, an explicit session_id must carry it
 # (colony_tasks.identity); it lives apart from sessions so it is never read with a session.
+#
+# hook_events: the fingerprint of each hook payload seen in the last minute. When the same
+# hooks are installed twice (user and project scope, or an old plugin beside an install),
+# the agent runs both with byte-identical input; only the first one acts.
 IDENTITY = """
 CREATE TABLE session_keys (
     session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
     key TEXT NOT NULL
+);
+CREATE TABLE hook_events (
+    fingerprint TEXT PRIMARY KEY,
+    seen_at REAL NOT NULL
 );
 """
 
