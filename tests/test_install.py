@@ -716,3 +716,14 @@ def test_a_reinstall_updates_our_handler_where_it_stands(homes: Homes) -> None:
     groups = load(homes.claude_settings)["hooks"]["PostToolUse"]
     assert groups[0]["hooks"][0]["command"] == EXE
     assert groups[1] == mine
+
+
+def test_project_install_says_what_each_machine_must_do_once(tmp_path: Path, homes: Homes) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    os.chdir(root)
+    result = cli_run("install", "--scope", "project")
+    out = " ".join(result.output.split())
+    assert "run `colony-tasks` from PATH" in out
+    assert "workspace trust" in out and "open /hooks" in out
+    assert "trust the project" in out
