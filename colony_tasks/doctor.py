@@ -9,10 +9,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 from . import paths, sessions, settings
 from .embeddings import MODEL_IDS
+from .install import status
+from .install.files import InstallError
+from .install.locate import repo_root
 from .store import Store
 from .store.schema import LATEST
 
@@ -153,6 +157,19 @@ def _vectors(store: Store) -> dict[str, Any]:
     return check("vectors", not stale_models, f"{detail} (configured: {configured or 'none'})")
 
 
+def _registration(store: Store) -> dict[str, Any]:
+    """Whether the agents can run the hooks here (see :mod:`colony_tasks.install.status`)."""
+    try:
+        root: Path | None = repo_root()
+    except InstallError:
+        root = None
+    problems, notes = status.report(root)
+    detail = " ".join(problems) or "registered"
+    if notes:
+        detail += " Note: " + " ".join(notes)
+    return check("hooks", not problems, detail)
+
+
 def _hook_log(store: Store) -> dict[str, Any]:
     errors = hook_log_errors(time.time() - LOG_WINDOW)
     last = f"; last: {errors[-1]}" if errors else ""
@@ -169,6 +186,7 @@ CHECKS = (
     ("claims", _claims),
     ("vectors", _vectors),
     ("hook log", _hook_log),
+    ("hooks", _registration),
 )
 
 
