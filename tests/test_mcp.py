@@ -639,3 +639,17 @@ async def test_an_over_long_claim_note_is_refused(lane: Lane):
             client, "claim_file", paths=["a.py"], note="n" * 16_001, session_id=lane.a.handle
         )
     assert "claim note is 16001 characters" in text and lane.store.list_claims() == []
+
+
+async def test_hand_off_names_the_files_it_could_not_hand_over(lane: Lane):
+    async with connected() as client:
+        await ok(client, "claim_file", paths=["src/mine.py"], session_id=lane.a.handle)
+        handed = await ok(
+            client,
+            "hand_off",
+            summary="take these",
+            files=["src/mine.py", "src/nobodys.py"],
+            session_id=lane.a.handle,
+        )
+    assert handed["ok"] is False and "src/nobodys.py" in handed["message"]
+    assert lane.store.get_observation(handed["id"]).meta["files"] == ["src/mine.py"]
