@@ -31,6 +31,15 @@ def user_prompt_submit(store: Store, payload: dict[str, Any], agent: str) -> Res
     return events.prompt(store, event_of(payload, agent), text(payload, "prompt"))
 
 
+def acts(event: str, payload: dict[str, Any]) -> bool:
+    """Whether the event needs the store at all: PreToolUse only checks edits (the store is
+    not even opened, nor the event fingerprinted, for any other tool)."""
+    if event != "pre-tool-use":
+        return True
+    tool = tool_use(payload)
+    return tool.action == "edit" and bool(tool.paths)
+
+
 def pre_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
     tool = tool_use(payload)
     if tool.action != "edit" or not tool.paths:

@@ -14,7 +14,7 @@ import sys
 from .. import events, paths
 from ..redact import utf8_safe
 from ..store import open_default
-from .handlers import EVENT_NAMES, HANDLERS
+from .handlers import EVENT_NAMES, HANDLERS, acts
 from .payload import detect_agent
 
 TYPE_CHECKING = False
@@ -94,6 +94,8 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
         raise ValueError(f"{event}: stdin is not a JSON object")
     payload = utf8_safe_value(payload)
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
+    if not acts(event, payload):
+        return None
     if event == "session-end":
         store = open_default(busy_timeout_ms=SESSION_END_BUSY_MS)
     else:
