@@ -162,5 +162,5 @@ def pending_for(
         statuses=(ItemStatus.PENDING,),
         task_ids=task_ids,
         exclude_author=session.id,
-        to_any_of=(session.handle, session.id, session.agent),
+        to_any_of=(session.handle, session.agent),  # handles, never ids (addressed_to)
     )

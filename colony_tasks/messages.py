@@ -86,7 +86,10 @@ def resolve_recipients(
 
 
 def addressed_to(obs: Observation, session: Session) -> bool:
-    return obs.to is None or obs.to in (session.handle, session.id, session.agent)
+    """Whether ``obs`` waits on ``session``. A message's addressee is stored as a handle or an
+    agent kind (:func:`resolve_recipients`), never a session id: comparing ids would let a
+    session whose id equals another's handle take what is addressed to that handle."""
+    return obs.to is None or obs.to in (session.handle, session.agent)
 
 
 def check_loop_guard(

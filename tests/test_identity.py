@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from colony_tasks import actions, events, identity, procs, sessions
+from colony_tasks import actions, delivery, events, identity, procs, sessions
 from colony_tasks.cli import cli
 from colony_tasks.errors import NotAllowed, NotFound
 from colony_tasks.mcp_server import identity as mcp_identity
@@ -109,6 +109,12 @@ def test_an_id_never_shadows_a_handle(db: Store, repo: Path, crew):
     assert sessions.find_session(db, me.handle).id == me.id
     posted = actions.post(db, crew["human"], "for you", to=me.handle)
     assert [r["session_id"] for r in posted.recipients] == [me.id]
+    handoff = actions.hand_off(db, crew["other"], "yours", to=me.handle)
+    question = actions.ask(db, crew["other"], "yours?", to=me.handle)
+    assert delivery.pending_for(db, squatter) == []
+    with pytest.raises(NotAllowed, match="not to you"):
+        actions.accept_handoff(db, squatter, handoff.id)
+    assert [o.id for o in delivery.pending_for(db, me)] == [handoff.id, question.id]
     # and a new handle is never another session's id
     sessions.register(db, "zz", agent="codex", cwd=str(repo))
     assert sessions.make_handle(db, "sess", "other") != "sess-other"
