@@ -334,3 +334,12 @@ def test_elsewhere_there_is_no_ancestry_and_no_guess(monkeypatch: pytest.MonkeyP
     assert procs.backend() == "none"
     assert procs.ancestors() == []
     assert procs.agent_pid() == os.getppid()
+
+
+@pytest.mark.anyio
+async def test_reading_a_chain_over_mcp_never_joins_it(db: Store, crew):
+    chain = actions.chain_create(db, crew["other"], "design")
+    for name in ("task_updates_since", "task_timeline"):
+        failed, text = await _call(name, task_id=chain.chain_id)
+        assert not failed, text
+    assert not db.is_participant(chain.chain_id, crew["me"].id)
