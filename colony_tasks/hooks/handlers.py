@@ -16,16 +16,28 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def event_of(payload: dict[str, Any], agent: str) -> Event:
-    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), agent_pid())
+def event_of(payload: dict[str, Any], agent: str, *, cheap: bool = True) -> Event:
+    """The event; ``cheap=False`` where the session's owner is established or checked
+    (SessionStart, SessionEnd), which may cost a ``ps`` call off Linux."""
+    pid = agent_pid(cheap=cheap)
+    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), pid)
 
 
 def session_start(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.session_start(store, event_of(payload, agent))
+    return events.session_start(store, event_of(payload, agent, cheap=False))
 
 
 def user_prompt_submit(store: Store, payload: dict[str, Any], agent: str) -> Result:
     return events.prompt(store, event_of(payload, agent), text(payload, "prompt"))
+
+
+def acts(event: str, payload: dict[str, Any]) -> bool:
+    """Whether the event needs the store at all: PreToolUse only checks edits (the store is
+    not even opened, nor the event fingerprinted, for any other tool)."""
+    if event != "pre-tool-use":
+        return True
+    tool = tool_use(payload)
+    return tool.action == "edit" and bool(tool.paths)
 
 
 def pre_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
@@ -44,7 +56,7 @@ def stop(store: Store, payload: dict[str, Any], agent: str) -> Result:
 
 
 def session_end(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.session_end(store, event_of(payload, agent))
+    return events.session_end(store, event_of(payload, agent, cheap=False))
 
 
 HANDLERS = {
