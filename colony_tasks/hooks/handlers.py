@@ -30,7 +30,7 @@ def user_prompt_submit(store: Store, payload: dict[str, Any], agent: str) -> Res
 
 def pre_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
     tool = tool_use(payload)
-    if tool.action != "edit" or not tool.paths:
+    if tool.action == "other" or (tool.action == "edit" and not tool.paths):
         return events.NOTHING  # nothing to check: no need to touch the session
     return events.before_tool(store, event_of(payload, agent), tool)
 
