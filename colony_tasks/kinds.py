@@ -48,6 +48,7 @@ class ObsKind(StrEnum):
     WITHDRAW = "withdraw"
     TURN = "turn"  # a chain turn passed, taken, started or closed
     GUARD = "guard"  # the loop guard refused an agent request
+    INTERFACE = "interface"  # a module's public surface changed (to its importers' sessions)
 
 
 class ItemStatus(StrEnum):
@@ -89,6 +90,7 @@ THREAD_KINDS: tuple[ObsKind, ...] = (
     ObsKind.WITHDRAW,
     ObsKind.TURN,
     ObsKind.GUARD,
+    ObsKind.INTERFACE,
 )
 # What a participant may post directly; answers route to answering a question.
 POSTABLE_KINDS: tuple[ObsKind, ...] = (

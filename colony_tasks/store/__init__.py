@@ -21,6 +21,10 @@ triggers. ``recipients`` records, per addressed session, whether a directed mess
 delivered into its context. ``claims`` are advisory holds on repo-relative paths or globs with
 an expiry. ``vectors`` hold embeddings (float32 blobs with model id, dimension and a hash of
 the text); ``embed_leases`` keep concurrent backfills from embedding one row twice.
+``dep_files``, ``dep_edges`` and ``dep_repos`` hold each indexed work tree's file dependency
+graph and public surfaces, kept by the indexer to relay **interface changes**: an
+``interface`` observation, addressed (``recipients``) to the sessions whose files import the
+changed module.
 
 Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
@@ -32,6 +36,7 @@ from __future__ import annotations
 from .. import paths
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
+from .depgraph import DepGraphMixin
 from .maintenance import MaintenanceMixin
 from .observations import ObservationsMixin
 from .overview import OverviewMixin
@@ -49,13 +54,15 @@ class Store(
     VectorsMixin,
     MaintenanceMixin,
     OverviewMixin,
+    DepGraphMixin,
 ):
     """The SQLite store; see the module docstring for the data model.
 
     One mixin per file, each named for the tables it holds: ``sessions`` (lanes, sessions),
     ``tasks`` (tasks, participants, cursors), ``observations`` (everything recorded, its FTS
     index and paths), ``claims``, ``delivery`` (recipients), ``vectors`` (embeddings),
-    ``maintenance`` and ``overview`` (the viewer's and doctor's bulk reads).
+    ``maintenance`` and ``overview`` (the viewer's and doctor's bulk reads), ``depgraph`` (the
+    dependency graph of indexed work trees, written and read by the indexer only).
     """
 
 
