@@ -97,4 +97,23 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
         "claims",
         "vectors",
         "hook log",
+        "dependency graph",
     ]
+
+
+def test_doctor_counts_what_the_indexer_skipped(home: Path, repo: Path):
+    from colony_tasks import relay, sessions
+
+    (repo / "bad.py").write_text("def f(:\n")
+    (repo / "blob.py").write_bytes(b"\x00binary")
+    store = open_default()
+    try:
+        sessions.register(store, "s1", agent="claude", cwd=str(repo))
+        relay.index_repo(store, str(repo))
+    finally:
+        store.close()
+
+    code, report = run_doctor()
+
+    graph = {c["check"]: c for c in report["checks"]}["dependency graph"]
+    assert graph["ok"] and "binary 1" in graph["detail"] and "unparseable 1" in graph["detail"]

@@ -304,3 +304,33 @@ def test_the_stored_graph_tables_are_the_ones_the_graph_package_proposes(store: 
     ).fetchall()
     details = [tuple(r)[-1] for r in plan]
     assert any(d.startswith("SEARCH dep_edges") for d in details), details  # never a scan
+
+
+def test_the_mcp_servers_index_worker_builds_the_graph_and_relays_on_its_own(
+    tmp_path: Path, project: Path, lang: dict
+):
+    import time
+
+    from colony_tasks.mcp_server import background
+
+    db = Store(tmp_path / "worker.db")
+    for sid in ("a", "b"):
+        _session(db, sid, project)
+    worker = background.IndexWorker(db.path, interval=0.05).start()
+
+    def wait_for(what: str, condition) -> None:
+        deadline = time.monotonic() + 60
+        while not condition():
+            assert worker.thread.is_alive(), "the index worker died"
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            worker.stop_event.wait(0.05)
+
+    try:
+        wait_for("the first build", lambda: db.dep_repo(relay.repo_key(str(project))))
+        _edit(db, "b", project, *lang["viewer"])
+        _edit(db, "a", project, lang["api"], lang["new"])
+        interface = "SELECT id FROM observations WHERE kind = 'interface'"
+        wait_for("the notice", lambda: db.conn.execute(interface).fetchall())
+    finally:
+        worker.stop()
+        db.close()

@@ -130,5 +130,6 @@ class DepGraphMixin(StoreBase):
         for row in rows:
             item = dict(row)
             item["skipped"] = json.loads(item.pop("skipped_json") or "{}")
+            item["built_at"] = float(item["built_at"])  # a TEXT column (the proposed schema)
             out.append(item)
         return out
