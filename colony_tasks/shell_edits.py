@@ -172,13 +172,12 @@ def save_note(session_id: str, use_id: str, files: dict[str, State], *, at: floa
     elif os.path.basename(path).startswith("0"):  # one call in 16 tidies up
         _sweep(folder)
     data = json.dumps({"at": at, "files": files}, separators=(",", ":"))
-    tmp = f"{path}.{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # Written in place: the PostToolUse that reads it starts only after this hook exited.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, data.encode())
     finally:
         os.close(fd)
-    os.replace(tmp, path)
 
 
 def take_note(session_id: str, use_id: str) -> tuple[float, dict[str, State]] | None:

@@ -122,10 +122,11 @@ class IndexWorker:
         except Exception as error:  # noqa: BLE001 - the worker must never take the server down
             log.warning("Index worker not started: %s", error)
             return
+        cache: dict = {}  # each work tree's graph as this worker last wrote it
         try:
             while not self.stop_event.is_set():
                 try:
-                    relay.index_live(store)
+                    relay.index_live(store, cache=cache)
                 except Exception as error:  # noqa: BLE001
                     log.warning("Index pass failed: %s", error)
                 self.passes += 1

@@ -220,7 +220,7 @@ def test_two_indexers_applying_the_same_edits_announce_the_change_once(
         state = store.dep_repo(relay.repo_key(str(project)))
         first = relay.index_repo(store, str(project))
         # The second indexer read the same starting point before the first one wrote.
-        late = relay._apply_edits(second, relay.repo_key(str(project)), state)
+        late = relay._apply_edits(second, relay.repo_key(str(project)), state, {})
     finally:
         second.close()
 
@@ -334,3 +334,24 @@ def test_the_mcp_servers_index_worker_builds_the_graph_and_relays_on_its_own(
     finally:
         worker.stop()
         db.close()
+
+
+def test_indexers_taking_turns_never_relay_from_a_stale_cached_graph(
+    store: Store, project: Path, lang: dict
+):
+    for sid in ("a", "b"):
+        _session(store, sid, project)
+    first: relay.Cache = {}
+    second: relay.Cache = {}
+    relay.index_repo(store, str(project), cache=first)
+    _edit(store, "b", project, *lang["viewer"])
+    _edit(store, "a", project, lang["api"], lang["new"])
+    assert len(relay.index_repo(store, str(project), cache=second).notices) == 1
+    # Back to the old signature: the first indexer's cached graph still has it, so it must
+    # reload (the second one wrote since) to see that this is a change at all.
+    _edit(store, "a", project, lang["api"], lang["old"])
+
+    [notice] = relay.index_repo(store, str(project), cache=first).notices
+
+    [item] = store.get_observations([notice])
+    assert item.meta["changes"] and "→" in item.meta["changes"][0]
