@@ -19,10 +19,9 @@ Standard library only: the hook path imports this module.
 
 from __future__ import annotations
 
-import glob
-import hashlib
 import json
 import os
+import re
 import shlex
 import time
 
@@ -106,6 +105,10 @@ def _add(found: dict[str, None], word: str, base: str) -> None:
     word = os.path.expanduser(word)
     full = os.path.normpath(os.path.join(base, word))
     if any(c in word for c in "*?[") and "**" not in word:
+        # Imported here, not at the top: glob (with fnmatch) would cost every hook process
+        # ~1 ms, and only a command with a wildcard needs it.
+        import glob
+
         try:
             matches = glob.glob(full)[:MAX_NAMED]
         except (OSError, ValueError, RecursionError):
@@ -157,8 +160,12 @@ def recently_written(files: list[str], since: float) -> list[str]:
 # -- the note between PreToolUse and PostToolUse ------------------------------------------
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
 def _note_path(session_id: str, use_id: str) -> str:
-    key = hashlib.blake2b(f"{session_id}\0{use_id}".encode(), digest_size=12).hexdigest()
+    # Plain characters of the ids, not a hash: hashlib would cost every hook ~3 ms to import.
+    key = _UNSAFE.sub("_", f"{session_id[:80]}--{use_id[:80]}").lstrip(".")
     return os.path.join(paths.home(), FOLDER, key + ".json")
 
 
@@ -169,7 +176,7 @@ def save_note(session_id: str, use_id: str, files: dict[str, State], *, at: floa
     if not os.path.isdir(folder):
         paths.ensure_home()
         os.makedirs(folder, mode=0o700, exist_ok=True)
-    elif os.path.basename(path).startswith("0"):  # one call in 16 tidies up
+    elif int(at * 1000) % 16 == 0:  # one call in 16 or so tidies up
         _sweep(folder)
     data = json.dumps({"at": at, "files": files}, separators=(",", ":"))
     # Written in place: the PostToolUse that reads it starts only after this hook exited.
