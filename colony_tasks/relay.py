@@ -82,10 +82,15 @@ def index_repo(
 def index_live(
     store: Store, *, now: float | None = None, cache: Cache | None = None
 ) -> list[Indexed]:
-    """One pass over every work tree with a live session (the worker's step)."""
+    """One pass over every git work tree with a live session (the worker's step). A session
+    started in a plain folder (a home directory, say) does not get that folder indexed."""
+    return [index_repo(store, root, cache=cache) for root in live_roots(store, now=now)]
+
+
+def live_roots(store: Store, *, now: float | None = None) -> list[str]:
     since = (store.now() if now is None else now) - LIVE_WINDOW
     roots = {repo_key(lane.root) for lane in store.lanes_with_live_sessions(since)}
-    return [index_repo(store, root, cache=cache) for root in sorted(roots) if os.path.isdir(root)]
+    return sorted(r for r in roots if os.path.exists(os.path.join(r, ".git")))
 
 
 def _lanes_at(store: Store, repo: str) -> list[Lane]:

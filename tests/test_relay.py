@@ -355,3 +355,31 @@ def test_indexers_taking_turns_never_relay_from_a_stale_cached_graph(
 
     [item] = store.get_observations([notice])
     assert item.meta["changes"] and "→" in item.meta["changes"][0]
+
+
+def test_the_worker_indexes_git_work_trees_only_never_a_plain_folder(
+    store: Store, project: Path, tmp_path: Path
+):
+    plain = tmp_path / "home-folder"
+    plain.mkdir()
+    (plain / "notes.py").write_text("x = 1\n")
+    _session(store, "in-repo", project)
+    _session(store, "in-home", plain)
+
+    done = relay.index_live(store)
+
+    assert [d.repo for d in done] == [relay.repo_key(str(project))]
+    assert store.dep_repo(relay.repo_key(str(plain))) is None
+
+
+def test_index_command_says_what_it_built_and_relayed(home: Path, project: Path):
+    from click.testing import CliRunner
+
+    from colony_tasks.cli import cli
+
+    result = CliRunner().invoke(cli, ["index", "--repo", str(project)])
+
+    assert result.exit_code == 0, result.output
+    assert (
+        "built;" in result.output and "files indexed, 0 interface changes relayed" in result.output
+    )

@@ -17,8 +17,8 @@ from .output import CONTEXT_SETTINGS, emit, json_option, with_store
     "--repo",
     "repo",
     type=click.Path(exists=True, file_okay=False),
-    help="A folder of the repository to index. Default: every work tree with a live session "
-    "(or the current folder's, when none is live).",
+    help="A folder of the repository to index. Default: every git work tree with a live "
+    "session (or the current folder's, when none is live).",
 )
 @click.option("--full", is_flag=True, help="Re-read every file whose size or time changed.")
 @json_option
@@ -36,11 +36,7 @@ def index(store: Store, repo: str | None, full: bool, as_json: bool) -> None:
     if repo is not None:
         roots = [lanes.resolve(os.path.abspath(repo)).root]
     else:
-        since = store.now() - relay.LIVE_WINDOW
-        roots = sorted(
-            {relay.repo_key(lane.root) for lane in store.lanes_with_live_sessions(since)}
-        )
-        roots = roots or [lanes.resolve(os.getcwd()).root]
+        roots = relay.live_roots(store) or [lanes.resolve(os.getcwd()).root]
     results = []
     with click.progressbar(
         roots,
