@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import click
 
@@ -42,7 +43,7 @@ def index(store: Store, repo: str | None, full: bool, as_json: bool) -> None:
         roots,
         label="Indexing",
         item_show_func=lambda r: r and os.path.basename(r),
-        file=click.get_text_stream("stderr"),  # type: ignore[operator]  # click stub overloads
+        file=sys.stderr,  # stdout is for the result (--json)
     ) as bar:
         for root in bar:
             results.append(relay.index_repo(store, root, full=full).to_dict())
