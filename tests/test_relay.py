@@ -383,3 +383,26 @@ def test_index_command_says_what_it_built_and_relayed(home: Path, project: Path)
     assert (
         "built;" in result.output and "files indexed, 0 interface changes relayed" in result.output
     )
+
+
+def test_the_interface_change_is_an_item_of_the_thread_in_the_viewer(
+    store: Store, project: Path, lang: dict
+):
+    from starlette.testclient import TestClient
+
+    from colony_tasks.viewer import create_app
+
+    for sid in ("a", "b"):
+        _session(store, sid, project)
+    relay.index_repo(store, str(project))
+    _edit(store, "b", project, *lang["viewer"])
+    _edit(store, "a", project, lang["api"], lang["new"])
+    [notice] = relay.index_repo(store, str(project)).notices
+    [item] = store.get_observations([notice])
+
+    token = "relay-token-0123456789"
+    with TestClient(create_app(store, token, human_name="alice", cwd=str(project))) as client:
+        page = client.get(f"/tasks/{item.task_id}?token={token}")
+
+    assert page.status_code == 200
+    assert "interface change" in page.text and f"{lang['api']} changed" in page.text
