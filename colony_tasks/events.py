@@ -191,6 +191,9 @@ def _shell_changed(store: Store, me: Session, tool: ToolUse, cwd: str | None) ->
     else:
         since = store.now() - shell_edits.UNNOTED_WINDOW
         found = shell_edits.recently_written(named, since)
+    for at, earlier in shell_edits.take_unfinished(me.id, tool.use_id):
+        since = min(since, at)
+        found += shell_edits.changed(earlier, [], at)
     by_rel: dict[str, str] = {}
     for path in found:
         if _inside(path, lane.root):

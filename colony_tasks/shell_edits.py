@@ -31,6 +31,7 @@ FOLDER = "shell"
 MAX_NAMED = 200  # paths taken from one command line
 MAX_WATCHED = 500  # files noted before one command
 STALE_NOTE = 24 * 3600  # notes of calls whose PostToolUse never came are removed after this
+MAX_UNFINISHED = 8  # notes of earlier calls without a PostToolUse, read at the next one
 UNNOTED_WINDOW = 5.0  # without a note: seconds before the call that still count as "during"
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", "{", "}", "\n"})
 _REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>", "2>>", "<", "<<<"})
@@ -189,7 +190,10 @@ def save_note(session_id: str, use_id: str, files: dict[str, State], *, at: floa
 
 def take_note(session_id: str, use_id: str) -> tuple[float, dict[str, State]] | None:
     """Read and remove the note of one tool call; None when there is none (or it is bad)."""
-    path = _note_path(session_id, use_id)
+    return _take(_note_path(session_id, use_id))
+
+
+def _take(path: str) -> tuple[float, dict[str, State]] | None:
     try:
         with open(path, "rb") as f:
             raw = json.loads(f.read())
@@ -200,6 +204,26 @@ def take_note(session_id: str, use_id: str) -> tuple[float, dict[str, State]] | 
         return float(raw["at"]), files
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def take_unfinished(session_id: str, use_id: str) -> list[tuple[float, dict[str, State]]]:
+    """Read and remove the session's other notes: calls whose PostToolUse never came (Claude
+    sends PostToolUseFailure instead when a command exits non-zero, and a failing command
+    may still have changed files). Their changes are then found one command late."""
+    own = os.path.basename(_note_path(session_id, use_id))
+    prefix = own[: own.index("--") + 2] if "--" in own else own
+    folder = os.path.join(paths.home(), FOLDER)
+    found = []
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.name.startswith(prefix) and e.name != own]
+    except OSError:
+        return []
+    for name in names[:MAX_UNFINISHED]:
+        note = _take(os.path.join(folder, name))
+        if note is not None:
+            found.append(note)
+    return found
 
 
 def _sweep(folder: str) -> None:

@@ -215,3 +215,18 @@ def test_a_note_whose_post_tool_use_never_came_does_not_break_the_next_call(home
 
     assert shell(home, claude, "cl-b", repo, "echo y > y.txt", use_id="f2") == ""
     assert edits_of(home, "cl-b") == [["y.txt"]]
+
+
+def test_a_failed_commands_edit_is_found_at_the_sessions_next_shell_command(home: Path, repo: Path):
+    holder = start(home, claude, "cl-a", repo)
+    start(home, claude, "cl-b", repo)
+    edit(home, "cl-a", repo, "src/api.py")
+    command = "sed -i 's/1/2/' src/api.py && false"
+    fields = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "fails"}
+    hook("pre-tool-use", home, claude("pre-tool-use", "cl-b", repo, **fields))
+    subprocess.run(["sh", "-c", command], cwd=repo)  # exits 1: Claude sends no PostToolUse
+
+    said = shell(home, claude, "cl-b", repo, "ls", use_id="next")
+
+    assert f"src/api.py is held by {holder}" in said
+    assert edits_of(home, "cl-b") == [["src/api.py"]]
