@@ -46,7 +46,7 @@ def test_switching_the_model_re_embeds_without_mixing_vectors(store: Store):
     assert store.vector_counts() == {"fake-a": len(HISTORY), "fake-b": len(HISTORY)}
     index = semantic.VectorIndex("fake-b", 48)
     index.refresh(store)
-    assert index.matrix.shape == (len(HISTORY), 48)
+    assert len(index) == len(HISTORY) and index.segments[0][2].shape == (len(HISTORY), 48)
 
 
 def test_vectors_are_little_endian_float32_blobs_with_model_and_hash(store: Store):

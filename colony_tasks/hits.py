@@ -1,0 +1,80 @@
+"""Search results and how ranked lists are fused: shared by keyword and hybrid search.
+
+Standard library only, so the keyword path (and anything the hook path imports) stays light.
+:func:`fuse` is the one fusion rule; ``bench/search_eval.py --busy`` tunes :data:`FUSION` on
+held-out queries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .models import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+SNIPPET_CHARS = 200
+
+
+class Hit(record("Hit", "id kind author task_id created_at snippet score")):
+    """A compact search result; full records come from ``get_observations``."""
+
+    __slots__ = ()
+
+
+def clip(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How a keyword list (bm25) and a semantic list (cosine) become one ranking.
+
+    Weighted reciprocal-rank fusion over the first ``keyword_depth`` / ``semantic_depth``
+    candidates. Semantic candidates below ``min_cosine``, or below ``relative_floor`` times the
+    best cosine, are dropped before fusing: weak neighbours otherwise sit at middling ranks and
+    push a keyword match down. Ties go to the newer observation (the larger id).
+    """
+
+    k: int = 60
+    keyword_depth: int = 50
+    semantic_depth: int = 50
+    keyword_weight: float = 1.0
+    semantic_weight: float = 1.0
+    min_cosine: float = 0.0
+    relative_floor: float = 0.8
+
+
+FUSION = Fusion()
+
+
+def rrf(*rankings: Sequence[int], k: int = 60) -> list[tuple[int, float]]:
+    """Reciprocal-rank fusion of ranked id lists, best first."""
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores.items(), key=lambda pair: (-pair[1], -pair[0]))
+
+
+def fuse(
+    keyword: Sequence[int],
+    nearest: Sequence[tuple[int, float]],
+    fusion: Fusion = FUSION,
+) -> list[tuple[int, float]]:
+    """(id, fused score) best first, from keyword ids (best first) and (id, cosine) pairs."""
+    semantic = list(nearest[: fusion.semantic_depth])
+    if semantic:
+        best = semantic[0][1]
+        floor = max(fusion.min_cosine, fusion.relative_floor * best if best > 0 else 0.0)
+        semantic = [(i, s) for i, s in semantic if s >= floor]
+    scores: dict[int, float] = {}
+    for rank, item in enumerate(keyword[: fusion.keyword_depth]):
+        scores[item] = scores.get(item, 0.0) + fusion.keyword_weight / (fusion.k + rank + 1)
+    for rank, (item, _) in enumerate(semantic):
+        scores[item] = scores.get(item, 0.0) + fusion.semantic_weight / (fusion.k + rank + 1)
+    return sorted(scores.items(), key=lambda pair: (-pair[1], -pair[0]))
