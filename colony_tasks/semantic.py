@@ -109,6 +109,9 @@ def backfill(
                 progress(len(rows))
     finally:
         store.release_leases(model, owner)
+    cache = cache_dir_for(store)
+    if done and cache is not None:  # bring the on-disk index up to date for the next reader
+        VectorIndex(model, embedder.dim, cache).refresh(store)
     return done
 
 
