@@ -49,7 +49,7 @@ from search_eval_data import AGENTS, CORE, QUERIES, TASKS, filler
 
 from colony_tasks import semantic
 from colony_tasks.embeddings import Embedder, EmbedderUnavailable, get_embedder
-from colony_tasks.hits import FUSION
+from colony_tasks.hits import FUSION, looks_like_identifier
 from colony_tasks.hits import Fusion as Shipped
 from colony_tasks.hits import fuse as shipped_fuse
 from colony_tasks.search import fts_query, keyword_search
@@ -197,7 +197,7 @@ class Fusion:
     k: int = FUSION.k
     kw_n: int = FUSION.keyword_depth
     sem_n: int = FUSION.semantic_depth
-    w_sem: float = 1.0  # weight of the semantic list (keyword weight is 1)
+    w_sem: float = FUSION.semantic_weight / FUSION.keyword_weight  # (keyword weight is 1)
     floor: float | None = None  # drop semantic candidates below this cosine
     rel_floor: float | None = FUSION.relative_floor  # drop those below this share of the best
 
@@ -395,6 +395,7 @@ class BusyRun:
     relevant: list[set[int]]
     keyword: list[list[int]]
     nearest: dict[str, list[list[tuple[int, float]]]]
+    identifier: list[bool]
 
 
 BUSY_STYLES = ("paraphrase", "identifier")
@@ -443,7 +444,8 @@ def evaluate_busy(
                     }
                     methods[f"semantic {name}"] = measure(by_query.__getitem__)
                     methods[f"hybrid {name}"] = measure(hybrid_ranker(engine))
-                out[size] = BusyRun(methods, relevant, keyword, nearest)
+                shapes = [looks_like_identifier(q) for _, q, _ in queries]
+                out[size] = BusyRun(methods, relevant, keyword, nearest, shapes)
             finally:
                 store.close()
     return out
@@ -451,34 +453,38 @@ def evaluate_busy(
 
 def busy_grid() -> list[Shipped]:
     out = []
-    for k, kd, sd, kw, rel, floor in itertools.product(
+    for k, kd, sd, kw, rel, floor, ident in itertools.product(
         (5, 20, 60),
         (20, 50),
         (10, 20, 50),
-        (1.0, 1.5, 2.0),
-        (0.0, 0.7, 0.8, 0.9),
-        (-1.0, 0.3, 0.4, 0.5),
+        (0.5, 0.75, 1.0, 1.5),
+        (0.0, 0.7, 0.8),
+        (-1.0, 0.3, 0.45),
+        (1.0, 3.0, 10.0),
     ):
-        out.append(Shipped(k, kd, sd, kw, 1.0, floor, rel))
+        out.append(Shipped(k, kd, sd, kw, 1.0, floor, rel, ident))
     return out
 
 
 def busy_fused(run: BusyRun, name: str, f: Shipped) -> list[list[int]]:
     return [
-        [i for i, _ in shipped_fuse(kw, near, f)[:CUTOFF]]
-        for kw, near in zip(run.keyword, run.nearest[name], strict=True)
+        [i for i, _ in shipped_fuse(kw, near, f, identifier=shape)[:CUTOFF]]
+        for kw, near, shape in zip(run.keyword, run.nearest[name], run.identifier, strict=True)
     ]
 
 
 def busy_objective(runs: Sequence[BusyRun], name: str, f: Shipped, pick: Sequence[int]) -> float:
-    """Paraphrase recall@5 + MRR, plus identifier MRR counted twice, averaged over stores."""
+    """Paraphrase recall@5 + MRR averaged over stores; -1 if identifiers lose to keywords."""
     styles = busy_styles(busy_queries(), pick)
     total = 0.0
     for run in runs:
         ranks = busy_fused(run, name, f)
-        para = score(ranks, run.relevant, styles["paraphrase"])
         ident = score(ranks, run.relevant, styles["identifier"])
-        total += para.recall + para.mrr + 2 * ident.mrr
+        keyword = score([kw[:CUTOFF] for kw in run.keyword], run.relevant, styles["identifier"])
+        if ident.recall < keyword.recall or ident.mrr < keyword.mrr - 0.02:
+            return -1.0
+        para = score(ranks, run.relevant, styles["paraphrase"])
+        total += para.recall + para.mrr
     return total / len(runs)
 
 
@@ -489,14 +495,17 @@ def busy_tuning(results: dict[int, BusyRun], names: Sequence[str]) -> dict[str, 
     busiest = [results[s] for s in sorted(results) if s >= 2_000] or list(results.values())
     variants = busy_grid()
     report: dict[str, Any] = {}
+    tune, held = halves
+
+    def joint(f: Shipped) -> float:
+        values = [busy_objective(busiest, name, f, tune) for name in names]
+        return -1.0 if min(values) < 0 else sum(values) / len(values)
+
+    # One fusion ships for every embedder: chosen on the tuning half for all of them at once.
+    best = max(variants, key=lambda f: (joint(f), f == FUSION))
     for name in names:
-        tune, held = halves
-        best = max(
-            variants,
-            key=lambda f: (busy_objective(busiest, name, f, tune), f == FUSION),
-        )
         log("")
-        log(f"{name}: fusion chosen on half the queries (stores of 2k and 10k): {best}")
+        log(f"{name}: fusion chosen on half the queries (2k and 10k, all embedders): {best}")
         rows = []
         for size, run in results.items():
             for label, f in (("shipped", FUSION), ("chosen", best)):
@@ -631,7 +640,16 @@ def evaluate(embedders: dict[str, Embedder], n_filler: int, seed: int) -> Evalua
                 shipped = run(hybrid_ranker(semantic.SearchEngine(store, embedder)))
                 ranks[f"hybrid {name}"] = shipped
                 cands[name] = candidates(store, embedder, index)
-                local = fused_ranks(cands[name], Fusion())
+                local = [
+                    [i for i, _ in shipped_fuse([i for i, _ in kw], near, FUSION, identifier=ident)]
+                    for kw, near, ident in zip(
+                        cands[name].keyword,
+                        cands[name].nearest,
+                        (looks_like_identifier(q) for _, q, _ in QUERIES),
+                        strict=True,
+                    )
+                ]
+                local = [r[:CUTOFF] for r in local]
                 pairs = enumerate(zip(local, shipped, strict=True))
                 differ = [QUERIES[i][1] for i, (a, b) in pairs if a != b]
                 if differ:
@@ -801,7 +819,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in embedders:
             c = ev.cands[name]
             log("")
-            log(f"{name}: one change at a time from the shipped fusion (rrf k=60, cands 50/50)")
+            log(
+                f"{name}: one change at a time from the shipped fusion (without its identifier weight)"
+            )
             trial = [
                 (f.label(), {g: score(fused_ranks(c, f), ev.relevant, groups[g]) for g in columns})
                 for f in family

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import settings
 from .embeddings import Embedder, get_embedder
-from .hits import FUSION, Fusion, Hit, clip, fuse, rrf
+from .hits import FUSION, Fusion, Hit, clip, fuse, looks_like_identifier, rrf
 from .keywords import keyword_search
 from .store import Store
 
@@ -356,7 +356,8 @@ class SearchEngine:
         if nearest is None:
             return keyword[:limit]
         by_id = {hit.id: hit for hit in keyword}
-        fused = fuse([h.id for h in keyword], nearest, self.fusion)[:limit]
+        identifier = looks_like_identifier(query)
+        fused = fuse([h.id for h in keyword], nearest, self.fusion, identifier=identifier)[:limit]
         missing = [i for i, _ in fused if i not in by_id]
         for obs in self.store.get_observations(missing):
             by_id[obs.id] = Hit(
