@@ -207,7 +207,8 @@ class VectorIndex:
         if header is None or not header.get("count"):
             return
         if header["last_row"] > store.last_vector_row() or header.get("db") != _identity(store):
-            return  # the database was replaced: rebuild from the store
+            self._discard_cache()  # the database was replaced: rebuild from the store
+            return
         paths, n = self._paths(), int(header["count"])
         try:
             ids = np.memmap(paths["ids"], dtype="<i8", mode="r", shape=(n,))
@@ -218,6 +219,21 @@ class VectorIndex:
         with self._lock:
             self.segments = [(ids, scales, codes)]
         self.last_row = int(header["last_row"])
+
+    def _discard_cache(self) -> None:
+        """Unlink the cache files (a process that mapped them keeps its mapping) to start anew."""
+        try:
+            fd = os.open(self._paths()["lock"], os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            for part in ("json", "ids", "scales", "codes"):
+                self._paths()[part].unlink(missing_ok=True)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
     def _write_cache(self, store: Store, block, last_row: int) -> None:
         """Append one block to the cache files, if they end where this index does."""
@@ -242,7 +258,7 @@ class VectorIndex:
                     ("scales", scales.astype("<f4"), 4),
                     ("codes", codes, self.dim),
                 ):
-                    with open(paths[part], "ab") as handle:
+                    with _private(paths[part], os.O_WRONLY | os.O_APPEND) as handle:
                         handle.truncate(count * width)  # drop a torn append
                         handle.write(array.tobytes())
                 count += len(ids)
@@ -254,7 +270,8 @@ class VectorIndex:
                 "db": _identity(store),
             }
             scratch = paths["json"].with_suffix(".json.tmp")
-            scratch.write_text(json.dumps(header), encoding="utf-8")
+            with _private(scratch, os.O_WRONLY | os.O_TRUNC) as handle:
+                handle.write(json.dumps(header).encode())
             os.replace(scratch, paths["json"])
         except OSError:
             self.cache = None
@@ -303,6 +320,11 @@ class VectorIndex:
             exact.append((obs_id, float(np.frombuffer(blob, dtype="<f4") @ query)))
         exact.sort(key=lambda pair: (-pair[1], -pair[0]))
         return exact[:k]
+
+
+def _private(path: Path, flags: int):
+    """``path`` opened for binary writing, created 0600 (the data dir's files are private)."""
+    return os.fdopen(os.open(path, flags | os.O_CREAT, 0o600), "wb")
 
 
 def _identity(store: Store) -> int | None:

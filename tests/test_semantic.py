@@ -230,6 +230,8 @@ def test_the_cache_of_a_replaced_database_is_ignored(tmp_path: Path):
         index.refresh(second)
         assert len(index) == 1
         assert index.exact_top(second, fake.embed(["a single other note"])[0], 5)[0][0] == only
+        rebuilt = semantic.VectorIndex(fake.model_id, fake.dim, semantic.cache_dir_for(second))
+        assert rebuilt.refresh(second) == 0 and len(rebuilt) == 1  # the cache was started anew
     finally:
         second.close()
 
