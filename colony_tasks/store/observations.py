@@ -269,7 +269,7 @@ class ObservationsMixin(StoreBase):
         )
         rows = None
         if window is not None:
-            newest = self._one("SELECT MAX(rowid) FROM observations_fts")
+            newest = self._one("SELECT MAX(id) FROM observations")  # the FTS rowids
             start = (int(newest[0]) if newest and newest[0] is not None else 0) - window
             if start > 0:
                 recent = self._all(
