@@ -74,6 +74,7 @@ def test_common_words_are_ranked_within_the_newest_rows_first(store: Store):
     newer = [store.add_observation("note", f"retry the cache {i}", task_id=1) for i in range(6)]
     hits = store.fts_search('"retry" OR "cache"', limit=3, window=4)
     assert {obs.id for obs, _, _ in hits} <= set(newer[-4:])  # enough matches among the newest
+    assert all("[retry]" in snippet and "[cache]" in snippet for _, _, snippet in hits)
     everything = store.fts_search('"retry" OR "cache"', limit=3, window=None)
     assert everything[0][0].id == old  # ranking everything puts the densest match first
 
