@@ -47,6 +47,9 @@ class Result(record("Result", "context deny", defaults=(None, None))):  # type: 
 
 NOTHING = Result()
 DUPLICATE_WINDOW_SECONDS = 60
+# The events whose second run would record or inject something twice. Stop and SessionEnd
+# are idempotent (a refresh, an end), so they skip the fingerprint and its write.
+DEDUPED = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
 
 
 def first_time(store: Store, event: str, payload: bytes) -> bool:

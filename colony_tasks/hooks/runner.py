@@ -101,7 +101,7 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     else:
         store = open_default()
     try:
-        if not events.first_time(store, event, raw):
+        if event in events.DEDUPED and not events.first_time(store, event, raw):
             return None  # the same hook installed twice: the first one acts
         result = handler(store, payload, kind)
     finally:
