@@ -17,6 +17,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from colony_tasks import actions, sessions
 from colony_tasks.mcp_server.server import TOOL_ORDER
 from colony_tasks.store import Store
+from tests.agents import toolchain as toolchain_mod
 from tests.hookrun import EXE, claude, run_hook
 
 INSPECTOR_NODE = (22, 19)
@@ -162,8 +163,8 @@ def test_a_signal_closes_the_store_and_ends_the_server_at_once(home: Path, signu
     assert not (home / "colony.db-wal").exists()  # the last connection closed cleanly
 
 
-def node_version() -> tuple[int, ...] | None:
-    node = shutil.which("node")
+def node_version(path: str | None = None) -> tuple[int, ...] | None:
+    node = shutil.which("node", path=path)
     if node is None:
         return None
     out = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
@@ -171,21 +172,31 @@ def node_version() -> tuple[int, ...] | None:
     return tuple(int(n) for n in found.groups()) if found else None
 
 
+def inspector_path() -> str:
+    """A PATH whose node is new enough for the MCP Inspector: the system's, or else the Node 22
+    the real-agents suite installs from the npm registry (tests/agents/versions.json)."""
+    path = os.environ.get("PATH", "")
+    version = node_version(path)
+    if version is not None and version >= INSPECTOR_NODE:
+        return path
+    try:
+        toolchain = toolchain_mod.install(toolchain_mod.pinned_versions())
+    except toolchain_mod.Unavailable as missing:
+        pytest.skip(
+            f"The MCP Inspector needs Node >= 22.19 (this machine has {version}): {missing}"
+        )
+    return f"{toolchain.bin_dir}{os.pathsep}{path}"
+
+
 @pytest.mark.slow
 def test_the_mcp_inspector_cli_lists_and_calls_the_tools(home: Path, tmp_path: Path):
-    version = node_version()
-    if version is None:
-        pytest.skip("The MCP Inspector needs Node >= 22.19; node is not installed.")
-    if version < INSPECTOR_NODE:
-        pytest.skip(
-            "The MCP Inspector needs Node >= 22.19; this machine has Node "
-            + ".".join(map(str, version))
-            + "."
-        )
+    path = inspector_path()
+    assert node_version(path) >= INSPECTOR_NODE
     base = ["npx", "-y", "@modelcontextprotocol/inspector", "--cli"]
     server = ["-e", f"COLONY_TASKS_HOME={home}", str(EXE), "mcp"]
     env = {  # the Inspector keeps stdio env values under ~: keep them out of the real home
         **os.environ,
+        "PATH": path,
         "HOME": str(tmp_path),
         "NPM_CONFIG_CACHE": os.environ.get("NPM_CONFIG_CACHE", str(Path.home() / ".npm")),
     }
