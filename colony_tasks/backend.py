@@ -43,22 +43,3 @@ def store_key(url: str) -> str:
     relay's socket, lock and outbox: one relay per user and store."""
     raw = redact_url(url).encode("utf-8")
     return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
-
-
-def identity() -> tuple[str, str]:
-    """(developer, machine) for new sessions: settings ``{"identity": {"developer", "machine"}}``
-    or ``COLONY_TASKS_DEVELOPER`` / ``COLONY_TASKS_MACHINE``, else the login name and host name."""
-    developer = os.environ.get(ENV_DEVELOPER) or settings.get("identity", "developer") or ""
-    machine = os.environ.get(ENV_MACHINE) or settings.get("identity", "machine") or ""
-    if not developer:
-        developer = os.environ.get("USER") or os.environ.get("LOGNAME") or ""
-        if not developer:
-            try:
-                import pwd  # noqa: PLC0415 - only when USER is unset (cheap, stdlib)
-
-                developer = pwd.getpwuid(os.getuid()).pw_name
-            except (ImportError, KeyError):
-                developer = str(os.getuid())
-    if not machine:
-        machine = os.uname().nodename.split(".")[0]
-    return str(developer)[:64], str(machine)[:64]

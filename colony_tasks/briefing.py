@@ -58,6 +58,12 @@ def _line(
     return line + next_call(obs, me)
 
 
+def _who(other: Session, me: Session) -> str:
+    """``bob@ci-runner-3, `` when the other session runs as someone else or elsewhere (team
+    mode); nothing on one machine, where it would only cost tokens."""
+    return f"{other.who}, " if other.who and other.who != me.who else ""
+
+
 def briefing(store: Store, joined: Joined) -> str:
     """SessionStart: who is here, their claims, what waits on this session."""
     me, task, lane = joined.session, joined.task, joined.lane
@@ -74,7 +80,8 @@ def briefing(store: Store, joined: Joined) -> str:
         lines.append(
             "Others: "
             + ", ".join(
-                f"{p.handle} ({p.agent}, active {ago(p.last_seen_at, now)})" for p in others[:8]
+                f"{p.handle} ({p.agent}, {_who(p, me)}active {ago(p.last_seen_at, now)})"
+                for p in others[:8]
             )
             + (f" and {len(others) - 8} more" if len(others) > 8 else "")
         )

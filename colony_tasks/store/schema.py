@@ -202,6 +202,13 @@ CLAIM_REGEX = """
 ALTER TABLE claims ADD COLUMN regex TEXT;
 """
 
+# Who is who when sessions of several machines share a store (team mode): the developer and
+# machine each session runs on, shown next to its handle ("codex-91bc (bob@ci-runner-3)").
+TEAM_IDENTITY = """
+ALTER TABLE sessions ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN developer TEXT NOT NULL DEFAULT '';
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -211,6 +218,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "undeliverable_index", UNDELIVERABLE),
     Migration(7, "task_vocabulary", TASK_VOCABULARY),
     Migration(8, "claim_regex", CLAIM_REGEX),
+    Migration(12, "team_identity", TEAM_IDENTITY),
 )
 
 LATEST = MIGRATIONS[-1].version
