@@ -11,11 +11,11 @@ import json
 import signal
 import sys
 
-from .. import paths
+from .. import backend, paths
 from ..redact import utf8_safe
 from ..store import open_default
 from .handlers import EVENT_NAMES, HANDLERS
-from .payload import detect_agent
+from .payload import detect_agent, tool_use
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,6 +74,11 @@ def utf8_safe_value(value: Any) -> Any:
     return value
 
 
+def _edits(payload: dict[str, Any]) -> bool:
+    tool = tool_use(payload)
+    return tool.action == "edit" and bool(tool.paths)
+
+
 def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     handler = HANDLERS.get(event)
     if handler is None:
@@ -83,6 +88,16 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
         raise ValueError(f"{event}: stdin is not a JSON object")
     payload = utf8_safe_value(payload)
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
+    url = backend.store_url()
+    if url:
+        # Team mode: no driver in this process; the local relay applies the event. Imported
+        # here: the socket client would cost every SQLite-mode hook ~2.5 ms.
+        from ..relay import client as relay_client
+
+        if event == "pre-tool-use" and not _edits(payload):
+            return None  # nothing to check, nothing to record (as in the handler)
+        reply = relay_client.handle(url, event, kind, payload) or {}
+        return render(event, reply.get("context"), reply.get("deny"))
     store = open_default()
     try:
         result = handler(store, payload, kind)
@@ -106,7 +121,9 @@ def run(args: list[str]) -> int:
             paths.log(f"hook {event}: large payload ({len(raw)} bytes)")
         output = handle(event, agent, raw)
     except BaseException as error:  # noqa: BLE001 - hooks fail open, always
-        paths.log(f"hook {event or '?'} failed: {type(error).__name__}: {error}")
+        paths.log(
+            f"hook {event or '?'} failed: {type(error).__name__}: {backend.redact_url(str(error))}"
+        )
         output = None
     finally:
         if hasattr(signal, "SIGALRM"):
