@@ -11,9 +11,10 @@ import sqlite3
 import time
 from typing import Any
 
-from . import paths, sessions, settings
+from . import backend, paths, sessions, settings
 from .embeddings import MODEL_IDS
-from .store import Store
+from .store import Store, open_store
+from .store.pg_schema import LATEST as PG_LATEST
 from .store.schema import LATEST
 
 SILENT_SESSION = 24 * 3600
@@ -64,6 +65,19 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
         )
 
 
+def open_team_for_doctor(url: str) -> tuple[Store | None, dict[str, Any] | None]:
+    """The team store, or a failed check that says why it cannot be reached (no password)."""
+    try:
+        return open_store(url), None
+    except Exception as error:  # noqa: BLE001 - any failure to reach it is the finding
+        return None, check(
+            "team store",
+            False,
+            f"{backend.redact_url(str(error))}. Hooks keep working: events wait in this"
+            " machine's outbox and are delivered when the store is reachable.",
+        )
+
+
 def _integrity(store: Store) -> list[str]:
     try:
         return store.integrity_check()
@@ -84,7 +98,11 @@ def diagnose(store: Store) -> list[dict[str, Any]]:
 
 def _schema(store: Store) -> dict[str, Any]:
     version = store.schema_version()
-    return check("schema", version == LATEST, f"version {version} (latest {LATEST})")
+    latest = PG_LATEST if store.backend == "postgresql" else LATEST
+    detail = f"version {version} (latest {latest})"
+    if store.backend == "postgresql":
+        detail += f" on {store.path}"  # the URL, password redacted
+    return check("schema", version == latest, detail)
 
 
 def _integrity_check(store: Store) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     install_cmds,
     mcp_cmd,
     search_cmds,
+    team_cmds,
     thread_cmds,
     viewer_cmd,
 )
