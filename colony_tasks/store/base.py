@@ -69,6 +69,12 @@ class StoreBase:
     def now(self) -> float:
         return self.clock()
 
+    @property
+    def address(self) -> str:
+        """What :func:`colony_tasks.store.open_store` opens this store again with (for a team
+        store the URL with its password: never print it; ``path`` is the printable form)."""
+        return self.path
+
     # -- migrations ------------------------------------------------------------------------
 
     def schema_version(self) -> int:

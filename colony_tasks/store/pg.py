@@ -291,6 +291,10 @@ class PgStore(Store):
             self.migrate(migrations)
         self._load_id_tables()
 
+    @property
+    def address(self) -> str:
+        return self.url
+
     # -- connection and transactions -------------------------------------------------------
 
     def _load_id_tables(self) -> None:
