@@ -274,3 +274,58 @@ def test_status_doctor_and_logs_never_show_the_password(machines: list[Machine],
         assert "hunter2-wrong" not in text
     assert "colony:***@127.0.0.1" in outputs[0].stdout + outputs[0].stderr
     assert outputs[0].returncode == 1
+
+
+@pg
+def test_the_relay_exits_when_idle_and_leaves_no_socket_or_pid_file(machines: list[Machine]):
+    laptop = machines[0]
+    laptop.extra_env["COLONY_TASKS_RELAY_IDLE"] = "0.3"
+    assert laptop.hook("session-start", claude("session-start", "s", laptop.clone)).returncode == 0
+    wait_for(lambda: laptop.relay_pid() is None and not laptop.key_file("pid").exists())
+    assert [p for p in laptop.home.iterdir() if p.suffix == ".sock"] == []
+
+
+@pg
+def test_a_second_relay_for_the_same_store_exits_at_once(machines: list[Machine]):
+    import fcntl
+
+    laptop = machines[0]
+    laptop.home.mkdir(parents=True, exist_ok=True)
+    with open(laptop.key_file("lock"), "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the running relay holds it
+        env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
+        second = subprocess.run(
+            [sys.executable, "-m", "colony_tasks.relay.daemon"], env=env, timeout=60
+        )
+    assert second.returncode == 0
+    assert not laptop.key_file("pid").exists()
+    assert [p for p in laptop.home.iterdir() if p.suffix == ".sock"] == []
+
+
+@pg
+def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
+    machines: list[Machine], pg_url: str, monkeypatch: pytest.MonkeyPatch
+):
+    from colony_tasks.relay import daemon
+    from colony_tasks.relay.outbox import MAX_ATTEMPTS
+
+    laptop = machines[0]
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(laptop.home))
+    relay = daemon.Relay(pg_url)
+    relay.outbox.put("bad", "session-start", "claude", {"session_id": "", "cwd": "/"})
+    good = claude("user-prompt-submit", "s", laptop.clone, prompt="still delivered")
+    relay.outbox.put("good", "user-prompt-submit", "claude", good, session_id="s")
+    relay.flush()
+    stuck = relay.outbox.stuck()
+    assert [s["attempts"] for s in stuck] == [MAX_ATTEMPTS] and relay.outbox.counts()[
+        "pending"
+    ] == 0
+    relay.store.close()
+    relay.outbox.close()
+    env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
+    doctor = subprocess.run([str(EXE), "doctor"], capture_output=True, text=True, env=env)
+    assert "1 stuck" in doctor.stdout and "session-start" in doctor.stdout
+    assert doctor.returncode == 1
+    store = open_store(pg_url)
+    assert [o.text for o in store.timeline(1)] == ["still delivered"]
+    store.close()
