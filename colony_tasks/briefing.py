@@ -122,6 +122,24 @@ def briefing(store: Store, joined: Joined) -> str:
     return "\n".join(lines)
 
 
+def _authors(store: Store, me: Session, items: Sequence[Observation]) -> dict[str, str]:
+    """``developer@machine`` of the items' authors who run as someone else or elsewhere (team
+    mode); empty on one machine. One lookup per distinct author, only when there is news."""
+    found = {}
+    for session_id in {o.session_id for o in items if o.session_id and o.session_id != me.id}:
+        author = store.get_session(session_id)
+        if author is not None and author.who and author.who != me.who:
+            found[session_id] = author.who
+    return found
+
+
+def _with_who(line: str, obs: Observation, whos: dict[str, str]) -> str:
+    who = whos.get(obs.session_id or "")
+    if not who or not obs.handle:
+        return line
+    return line.replace(f" {obs.handle} ", f" {obs.handle} ({who}) ", 1)
+
+
 def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str | None:
     """UserPromptSubmit: what is new since the last turn, or None when nothing is."""
     items = [(u.task_id, o) for u in groups for o in u.items]
@@ -131,7 +149,9 @@ def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str 
     now = store.now()
     tasks = sorted({t for t, _ in items})
     head = f"{PREFIX} — since your last turn (task {', '.join(f'#{t}' for t in tasks)}):"
-    lines = [head, *(_line(o, me, now, store) for _, o in items[:MAX_ITEMS])]
+    shown = [o for _, o in items[:MAX_ITEMS]]
+    whos = _authors(store, me, shown)
+    lines = [head, *(_with_who(_line(o, me, now, store), o, whos) for o in shown)]
     extra = remaining + max(0, len(items) - MAX_ITEMS)
     if extra:
         first = tasks[0]
@@ -144,7 +164,8 @@ def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | N
     if not items:
         return None
     now = store.now()
-    body = [_line(o, me, now, store) for o in items[:MAX_ITEMS]]
+    whos = _authors(store, me, items[:MAX_ITEMS])
+    body = [_with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS]]
     # A chain turn block carries its own header; a second one would only cost tokens.
     only_turns = all(o.kind == "turn" and o.to in (me.handle, me.id) for o in items)
     lines = body if only_turns else [f"{PREFIX} — for you now:", *body]

@@ -186,7 +186,7 @@ def test_two_machines_share_a_lane_see_each_other_and_are_warned_before_an_edit(
         last = starts["bob-codex"]
         assert f"{sessions['alice-claude'].handle} (claude, alice@laptop," in last
         assert f"{sessions['alice-codex'].handle} (codex, alice@laptop," in last
-        assert f"{sessions['bob-claude'].handle} (claude, active" in last
+        assert f"{sessions['bob-claude'].handle} (claude, active" in last  # same machine: no who
 
         # Alice's Claude edits a file; Bob's Codex is warned before patching the same file.
         edit = {"file_path": str(laptop.clone / "search.py"), "content": "x = 1\n"}
@@ -209,7 +209,9 @@ def test_two_machines_share_a_lane_see_each_other_and_are_warned_before_an_edit(
             "user-prompt-submit",
             claude("user-prompt-submit", "bob-claude", runner.clone, prompt="go on"),
         )
-        assert "API shape decided" in context(delta)
+        said = context(delta)
+        assert f"{sessions['alice-codex'].handle} (alice@laptop) note" in said
+        assert "API shape decided" in said
 
         # A chain passes turns across the machines; only the holder lands a post.
         chain = chains.create(store, "alice-claude", "release across machines")
@@ -328,4 +330,26 @@ def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     assert doctor.returncode == 1
     store = open_store(pg_url)
     assert [o.text for o in store.timeline(1)] == ["still delivered"]
+    store.close()
+
+
+def test_sessions_record_who_runs_them_and_one_machine_shows_no_who(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from colony_tasks import briefing, sessions
+
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COLONY_TASKS_DEVELOPER", "alice")
+    monkeypatch.setenv("COLONY_TASKS_MACHINE", "laptop")
+    store = open_store(str(tmp_path / "colony.db"))
+    assert store.schema_version() == 12
+    sessions.register(store, "a", agent="claude", cwd=str(repo))
+    joined = sessions.register(store, "b", agent="codex", cwd=str(repo))
+    assert store.get_session("a").who == "alice@laptop"
+    assert "alice@laptop" not in briefing.briefing(store, joined)
+    monkeypatch.setenv("COLONY_TASKS_MACHINE", "ci-runner-3")
+    monkeypatch.setenv("COLONY_TASKS_DEVELOPER", "bob")
+    joined = sessions.register(store, "c", agent="codex", cwd=str(repo))
+    assert store.get_session("c").who == "bob@ci-runner-3"
+    assert "(claude, alice@laptop, active" in briefing.briefing(store, joined)
     store.close()
