@@ -353,3 +353,24 @@ def test_sessions_record_who_runs_them_and_one_machine_shows_no_who(
     assert store.get_session("c").who == "bob@ci-runner-3"
     assert "(claude, alice@laptop, active" in briefing.briefing(store, joined)
     store.close()
+
+
+def test_the_viewer_shows_who_runs_each_session(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from starlette.testclient import TestClient
+
+    from colony_tasks import sessions
+    from colony_tasks.viewer import create_app
+
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COLONY_TASKS_DEVELOPER", "bob")
+    monkeypatch.setenv("COLONY_TASKS_MACHINE", "ci-runner-3")
+    store = open_store(str(tmp_path / "colony.db"))
+    joined = sessions.register(store, "b", agent="codex", cwd=str(repo))
+    with TestClient(create_app(store, "t" * 32, human_name="alice", cwd=str(repo))) as client:
+        page = client.get("/sessions").text
+        api = client.get("/api/sessions").json()["sessions"]
+    assert joined.session.handle in page and "bob@ci-runner-3" in page
+    assert {s["handle"]: s["who"] for s in api}[joined.session.handle] == "bob@ci-runner-3"
+    store.close()
