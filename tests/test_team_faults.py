@@ -235,3 +235,42 @@ def test_two_machines_of_hooks_and_mcp_servers_write_at_once_without_loss_or_dup
     finally:
         store.close()
     assert backend.store_key(pg_url)
+
+
+def _postgres_pids(pg_server) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+            with open(f"/proc/{entry}/stat") as handle:
+                name = handle.read().split("(", 1)[1].split(")", 1)[0]
+        except OSError:
+            continue
+        if name == "postgres" and (pg_server.data.encode() in cmdline or b"postgres:" in cmdline):
+            found.append(int(entry))
+    return found
+
+
+def test_a_hung_server_does_not_hold_hooks_and_loses_nothing(
+    machines: list[Machine], pg_url: str, pg_server
+):
+    laptop = machines[0]
+    assert laptop.hook("session-start", claude("session-start", "s1", laptop.clone)).returncode == 0
+    assert say(laptop, "s1", "before").returncode == 0
+    frozen = _postgres_pids(pg_server)
+    assert frozen
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)  # the server accepts nothing and answers nothing
+    try:
+        runs = [say(laptop, "s1", f"while hung {i}") for i in range(4)]  # each ≤ the reply wait
+        assert all(r.returncode == 0 for r in runs)
+        assert pending(laptop) >= 1
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    wait_for(lambda: pending(laptop) == 0, timeout=90)
+    assert say(laptop, "s1", "after").returncode == 0
+    assert prompts(pg_url, "s1") == ["before", *(f"while hung {i}" for i in range(4)), "after"]

@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
 SERVE_WAIT = 5.0
+#: An event in flight for longer than this means the server is slow or hung: hooks waiting on
+#: the relay get an empty answer at once (their events stay spooled and are applied later).
+SLOW_EVENT = 0.2
+#: The same for connecting (TLS and authentication take longer than an event).
+SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
 KEEP_KEYS = 7 * 24 * 3600
@@ -65,6 +70,8 @@ class Relay:
         self.retry_at = 0.0
         self.backoff = BACKOFF_FIRST
         self.last_request = time.monotonic()
+        self.busy_since: float | None = None
+        self.busy_limit = SLOW_EVENT
 
     # -- the worker: the outbox, in order --------------------------------------------------
 
@@ -97,12 +104,15 @@ class Relay:
             return True
         if time.monotonic() < self.retry_at:
             return False
+        self.busy_since, self.busy_limit = time.monotonic(), SLOW_CONNECT  # a hung connect too
         try:
             self.store = PgStore(self.url, timeout=CONNECT_TIMEOUT)
             self.store.prune_event_keys(time.time() - KEEP_KEYS)
         except Exception as error:  # noqa: BLE001
             self._went_down(error)
             return False
+        finally:
+            self.busy_since, self.busy_limit = None, SLOW_EVENT
         if self.down:
             paths.log(f"relay: team store {backend.redact_url(self.url)} is reachable again")
         self.down = False
@@ -133,11 +143,13 @@ class Relay:
         try:
             if handler is not None:
                 payload = json.loads(row["payload"])
+                self.busy_since = time.monotonic()
                 with store.transaction():
                     if store.claim_event_key(row["key"]):
                         result = handler(store, payload, row["agent"], row["agent_pid"])
                         reply = {"context": result.context, "deny": result.deny}
         except Exception as error:  # noqa: BLE001
+            self.busy_since = None
             if is_connection_error(error):
                 self._went_down(error)
                 return False
@@ -147,6 +159,7 @@ class Relay:
             if stuck:
                 self._answer(row["id"], {})
             return True
+        self.busy_since = None
         self.outbox.done(row["id"])
         self._answer(row["id"], reply)
         return True
@@ -191,9 +204,13 @@ class Relay:
             self.last_request = time.monotonic()
             self.wake = True
             self.cond.notify_all()
-            self.cond.wait_for(
-                lambda: row_id in self.results or self.down or self.stopping, timeout=SERVE_WAIT
-            )
+            deadline = time.monotonic() + SERVE_WAIT
+            while row_id not in self.results and not self.down and not self.stopping:
+                now = time.monotonic()
+                busy = self.busy_since
+                if now >= deadline or (busy is not None and now - busy > self.busy_limit):
+                    break
+                self.cond.wait(0.02)
             found = self.results.pop(row_id, None)
         speaks = event in CONTEXT_EVENTS and bool(session)
         if found is not None:
