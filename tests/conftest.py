@@ -37,7 +37,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # The core's contract tests run against both backends: one set of tests, two stores. Their
 # `store` (and `store_address`, for tests that open the store in other processes) is SQLite
 # and a real PostgreSQL server started for the session (tests/pgserver.py).
-CONTRACT_MODULES = {"test_thread", "test_chains", "test_claims", "test_team_contract"}
+CONTRACT_MODULES = {
+    "test_thread",
+    "test_chains",
+    "test_claims",
+    "test_sessions",
+    "test_use_cases",
+    "test_search",
+}
 
 
 def pytest_generate_tests(metafunc):

@@ -25,6 +25,11 @@ the text); ``embed_leases`` keep concurrent backfills from embedding one row twi
 Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
 in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hooks import this.
+
+Team mode runs the same mixins on PostgreSQL (:mod:`.pg`, migrations in :mod:`.pg_schema`):
+:func:`open_store` picks the backend from the address, :func:`open_default` from the
+configuration (:mod:`colony_tasks.backend`). Sessions then also record ``developer`` and
+``machine``, and lanes are keyed by the repository's normalised remote URL.
 """
 
 from __future__ import annotations
