@@ -74,7 +74,8 @@ def pg_server():
     server = PgServer(bindir)
     server.start()
     try:
-        # A migrated template: each test's database is a file copy of it (~50 ms, not ~700).
+        # A migrated template: each test process's database starts as a copy of it, and is
+        # emptied (TRUNCATE, ~30 ms) rather than recreated (~700 ms) before each test.
         template = open_store(server.create_database("colony_template"))
         template.close()
         server.template = "colony_template"
