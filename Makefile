@@ -73,7 +73,7 @@ demo: install
 	$(BIN)/python demo/demo.py
 
 # Benchmarks print medians and same-run ratios; bench/check.py is the hook latency gate
-# (fails when a gated hook's p50 exceeds 1.6x the baseline). Full-size runs: drop --quick.
+# (fails when a gated hook's p50 exceeds 1.2x the baseline). Full-size runs: drop --quick.
 bench: install
 	$(BIN)/python -m compileall -q colony_tasks mcp_server > /dev/null
 	$(BIN)/python bench/hooks.py
@@ -81,6 +81,7 @@ bench: install
 	$(BIN)/python bench/store.py --quick
 	cd bench && ../$(BIN)/python search.py --quick && ../$(BIN)/python search_eval.py
 	$(BIN)/python bench/mcp.py
+	$(BIN)/python bench/work.py --quick
 
 bench-team: install postgres
 	$(BIN)/python bench/team.py

@@ -1,4 +1,4 @@
-"""The hook latency gate: fail when a gated hook's p50 exceeds 1.6x the same-run baseline.
+"""The hook latency gate: fail when a gated hook's p50 exceeds 1.2x the same-run baseline.
 
     python bench/check.py [bench/results/hooks.json]
 
@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-LIMIT = 1.6
+LIMIT = 1.2
 
 
 def main() -> int:
@@ -21,12 +21,12 @@ def main() -> int:
     data = json.loads(path.read_text())
     failures = []
     for row in data["results"]:
-        event = row["name"].split(" @")[0]
+        event = row["name"].rsplit(" @", 1)[0]
         if event not in data["gated"]:
             continue
         verdict = "ok" if row["ratio"] <= LIMIT else "TOO SLOW"
         print(
-            f"{row['name']:32s} p50 {row['p50_ms']:6.1f} ms  {row['ratio']:.2f}x baseline  {verdict}"
+            f"{row['name']:42s} p50 {row['p50_ms']:6.1f} ms  {row['ratio']:.2f}x baseline  {verdict}"
         )
         if row["ratio"] > LIMIT:
             failures.append(row["name"])

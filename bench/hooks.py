@@ -1,11 +1,13 @@
 """Whole-process wall time of every hook event against a same-run baseline.
 
-    python bench/hooks.py [--n 40] [--sizes 1000,100000]
+    python bench/hooks.py [--n 40] [--sizes 1000,1000000]
 
 Each sample runs the installed ``colony-tasks hook EVENT`` as a new process with a realistic
 payload, exactly as Claude Code does; the baseline is bench/baseline_hook.py (stdin JSON + one
 WAL insert). Candidates run interleaved so machine noise hits them alike. The store is seeded
-with 1k and with 100k observations in the lane task to show whether a hook grows with history.
+with 1k and with 1M observations in the lane task to show whether a hook grows with history.
+Besides one event of each kind, two edits of a file covered by another session's *glob* claim
+(the case that once imported pathspec) and SessionEnd of a session holding claims are timed.
 Results go to bench/results/hooks.json; bench/check.py turns them into the latency gate.
 """
 
@@ -19,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +36,17 @@ from colony_tasks.store import Store  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
 BASELINE = HERE / "baseline_hook.py"
-GATED = ("user-prompt-submit", "pre-tool-use", "post-tool-use")
+# Every event is gated (bench/check.py): each runs on every agent prompt or tool call.
+GATED = (
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "pre-tool-use (glob claim)",
+    "post-tool-use (glob claim)",
+    "stop",
+    "session-end",
+)
 WORDS = "retry backoff auth middleware viewer schema migration cache index token parser".split()
 
 
@@ -40,6 +54,8 @@ def git_repo(root: Path) -> Path:
     repo = root / "repo"
     (repo / "src").mkdir(parents=True)
     (repo / "src" / "app.py").write_text("x = 1\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text("a\n")
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "b",
@@ -92,6 +108,8 @@ def payloads(repo: Path) -> dict[str, dict]:
         "transcript_path": "/tmp/.claude/projects/b/bench-claude.jsonl",
     }
     edit = {"file_path": target, "old_string": "x = 1", "new_string": "x = 2"}
+    guide = str(repo / "docs" / "guide.md")  # covered by bench-codex's docs/** claim
+    glob_edit = {"file_path": guide, "old_string": "a", "new_string": "b"}
     return {
         "session-start": {**base, "hook_event_name": "SessionStart", "source": "resume"},
         "user-prompt-submit": {
@@ -114,13 +132,34 @@ def payloads(repo: Path) -> dict[str, dict]:
             "tool_response": {"filePath": target},
             "tool_use_id": "t",
         },
+        "pre-tool-use (glob claim)": {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": glob_edit,
+            "tool_use_id": "g",
+        },
+        "post-tool-use (glob claim)": {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_input": glob_edit,
+            "tool_response": {"filePath": guide},
+            "tool_use_id": "g",
+        },
         "stop": {**base, "hook_event_name": "Stop", "stop_hook_active": False},
     }
 
 
-def runner(args: list[str], data: bytes, env: dict[str, str]):
+def event_of(name: str) -> str:
+    """The hook event a candidate runs (``pre-tool-use (glob claim)`` runs pre-tool-use)."""
+    return name.split(" (")[0]
+
+
+def runner(args: list[str], data: bytes | Callable[[], bytes], env: dict[str, str]):
     def call() -> None:
-        result = subprocess.run(args, input=data, capture_output=True, env=env)
+        payload = data() if callable(data) else data
+        result = subprocess.run(args, input=payload, capture_output=True, env=env)
         if result.returncode != 0:
             raise SystemExit(f"{args} exited {result.returncode}: {result.stderr[-500:]!r}")
 
@@ -142,32 +181,53 @@ def measure(size: int, n: int) -> list[_stats.Stat]:
             env,
         )
     }
-    for event, payload in payloads(repo).items():
-        fns[event] = runner(
-            [str(EXE), "hook", event, "--agent", "claude"], json.dumps(payload).encode(), env
+    for name, payload in payloads(repo).items():
+        fns[name] = runner(
+            [str(EXE), "hook", event_of(name), "--agent", "claude"],
+            json.dumps(payload).encode(),
+            env,
         )
     store = Store(home / "colony.db")
     counter = iter(range(10**9))
+    ending: deque[str] = deque()
+
+    def prepare_end() -> None:  # a live session holding two claims, for SessionEnd to end
+        sid = f"bench-ending-{next(counter)}"
+        sessions.register(store, sid, agent="claude", cwd=str(repo))
+        actions.claim(store, sid, ["src/ending.py", "tests/**"])
+        ending.append(sid)
+
+    def end_payload() -> bytes:
+        sid = ending.popleft()
+        return json.dumps(
+            {"session_id": sid, "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
+        ).encode()
+
+    fns["session-end"] = runner(
+        [str(EXE), "hook", "session-end", "--agent", "claude"], end_payload, env
+    )
 
     def between() -> None:  # a new message from the other agent for each prompt to deliver
         actions.post(store, "bench-codex", f"progress note {next(counter)}")
+        prepare_end()
 
+    warmup = 2
+    for _ in range(warmup + 1):
+        prepare_end()
     _stats.log(f"timing {n} interleaved rounds at {size}")
-    samples = _stats.time_interleaved(fns, n, warmup=2, between=between)
+    samples = _stats.time_interleaved(fns, n, warmup=warmup, between=between)
     store.close()
     base = _stats.stat(f"baseline (stdin JSON + 1 WAL insert) @{size}", samples["baseline"])
     out = [base]
-    for event in payloads(repo):
-        out.append(
-            _stats.compare(_stats.stat(f"{event} @{size}", samples[event]), base, "baseline")
-        )
+    for name in [*payloads(repo), "session-end"]:
+        out.append(_stats.compare(_stats.stat(f"{name} @{size}", samples[name]), base, "baseline"))
     return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--sizes", default="1000,1000000")
     args = parser.parse_args()
     if not EXE.exists():
         raise SystemExit(f"{EXE} not found: run `make install` first")
@@ -184,7 +244,7 @@ def main() -> int:
     if len(sizes) > 1:
         small, large = sizes[0], sizes[-1]
         by_name = {s.name: s for s in results}
-        for event in ["baseline (stdin JSON + 1 WAL insert)", *payloads(Path("/x"))]:
+        for event in ["baseline (stdin JSON + 1 WAL insert)", *payloads(Path("/x")), "session-end"]:
             a, b = by_name[f"{event} @{small}"], by_name[f"{event} @{large}"]
             growth.append(
                 _stats.compare(

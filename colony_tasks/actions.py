@@ -9,13 +9,13 @@ The agent lifecycle events (what hooks call) are in :mod:`colony_tasks.events`.
 
 from __future__ import annotations
 
-from . import chains, delivery, handoffs, posts, tasks
+from . import chains, delivery, handoffs, posts, tasks, work
 from . import claims as claims_mod
 from . import sessions as sessions_mod
-from .errors import InvalidInput
+from .errors import InvalidInput, NotFound
 from .kinds import ItemStatus, ObsKind, TaskStatus
 from .messages import Posted
-from .models import Observation, Session, Task, record
+from .models import Observation, Session, Task, WorkItem, record
 from .sessions import session_of
 from .store import Store
 
@@ -220,6 +220,72 @@ def chain_show(store: Store, chain_id: int) -> tuple[chains.ChainView, list[Obse
     return chains.view(store, chain), chains.history(store, chain_id)
 
 
+# -- plans ----------------------------------------------------------------------------------
+
+
+def plan_work(
+    store: Store,
+    me: Session | str,
+    items: Sequence[dict[str, Any]],
+    *,
+    task_id: int | None = None,
+) -> work.Planned:
+    """Add work items (``{title, files?, depends_on?, description?}``) to a task's plan."""
+    me = session_of(store, me)
+    return work.plan(store, me, items, task_id=task_id)
+
+
+def take_work(
+    store: Store, me: Session | str, item_id: int | None = None, *, task_id: int | None = None
+) -> work.Taken:
+    """Take an item (default: the next ready one) and claim its files."""
+    me = session_of(store, me)
+    return work.take(store, me, item_id, task_id=task_id)
+
+
+def finish_work(
+    store: Store,
+    me: Session | str,
+    item_id: int,
+    summary: str,
+    *,
+    state: str = "done",
+    reason: str | None = None,
+) -> work.Finished:
+    me = session_of(store, me)
+    return work.finish(store, me, item_id, summary, state=state, reason=reason)
+
+
+def reassign_work(store: Store, me: Session | str, item_id: int, to: str | None) -> WorkItem:
+    """A human or the planner gives an item to another session (None: back to open)."""
+    me = session_of(store, me)
+    return work.reassign(store, me, item_id, to)
+
+
+def drop_work(
+    store: Store, me: Session | str, item_id: int, reason: str | None = None
+) -> work.Finished:
+    me = session_of(store, me)
+    return work.drop(store, me, item_id, reason)
+
+
+def plan_show(store: Store, task_id: int) -> work.Board:
+    """A task's plan: items in order with owners, files, dependencies; ready and stale ids."""
+    return work.board(store, task_id)
+
+
+def lane_task_of(store: Store, cwd: str) -> Task:
+    """The open lane task of the repository and branch at ``cwd`` (for a human's default)."""
+    lane = sessions_mod.lane_for(store, cwd)
+    task = store.open_lane_task(lane.id)
+    if task is None:
+        raise NotFound(
+            f"The lane {lane.repo_name}@{lane.branch} has no open task yet; pass a task id.",
+            "list_tasks",
+        )
+    return task
+
+
 # -- reading --------------------------------------------------------------------------------
 
 
@@ -257,7 +323,12 @@ def timeline(
 def task_list(
     store: Store, *, status: str = TaskStatus.OPEN, limit: int = 50
 ) -> list[dict[str, Any]]:
-    return tasks.list_tasks(store, status=status, limit=limit)
+    """Tasks with their lane and last activity; ``plan`` counts items per state (or None)."""
+    rows = tasks.list_tasks(store, status=status, limit=limit)
+    counts = store.work_counts([row["id"] for row in rows])
+    for row in rows:
+        row["plan"] = counts.get(row["id"])
+    return rows
 
 
 def show_task(store: Store, task_id: int) -> dict[str, Any]:

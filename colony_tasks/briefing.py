@@ -5,9 +5,10 @@ Every block ends with the exact next call. Standard library only.
 
 from __future__ import annotations
 
-from . import chains, delivery
 from . import claims as claims_mod
-from .models import Observation, Session
+from . import delivery
+from .kinds import MESSAGE_KINDS, ObsKind, WorkState
+from .models import Observation, Session, Task, WorkItem
 from .render import clip, item_line
 from .sessions import Joined
 from .store import Store
@@ -23,11 +24,18 @@ TOOLS_LINE = (
     "accept_handoff, record_decision, report_blocker, task_updates_since, search."
 )
 MAX_ITEMS = 12
+# A chain turn block: the history a session needs with its turn (chains.py owns the rules).
+HISTORY_ITEMS = 40
+HISTORY_CHARS = 400
+CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
 # The briefing's bounds: holders and patterns per holder in the claims line, waiting items.
 MAX_HOLDERS = 5
 MAX_PATTERNS = 4
 MAX_WAITING = 5
 BRIEF_ITEM_CHARS = 140
+# The plan block's bounds: items named per line, and characters per title.
+PLAN_ITEMS = 3
+PLAN_TITLE = 40
 ITEM_CHARS = 200
 
 
@@ -49,7 +57,7 @@ def _line(
     limit: int = ITEM_CHARS,
 ) -> str:
     if store is not None and obs.kind == "turn" and obs.to in (me.handle, me.id):
-        return chains.turn_block(store, me, obs)
+        return turn_block(store, me, obs)
     line = item_line(obs, now=now, limit=limit)
     if obs.to and obs.to in (me.handle, me.id):
         line = line.replace(f" → {obs.to}", " → you", 1)
@@ -73,7 +81,8 @@ def briefing(store: Store, joined: Joined) -> str:
     blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
     where = f"task #{task.id} {task.title}"
     head = f"{PREFIX}: you are {me.handle} on {where}."
-    if not others and not pending and not blockers:
+    planned = plan_lines(store, task, me, now)
+    if not others and not pending and not blockers and not planned:
         return f"{head} Nobody else is here yet. {TOOLS_LINE}"
     lines = [head]
     if others:
@@ -118,6 +127,7 @@ def briefing(store: Store, joined: Joined) -> str:
             "Open blockers: "
             + "; ".join(f"#{b.id} {b.handle}: {clip(b.text, 80)}" for b in blockers[:3])
         )
+    lines.extend(planned)
     lines.append(TOOLS_LINE)
     return "\n".join(lines)
 
@@ -138,6 +148,68 @@ def _with_who(line: str, obs: Observation, whos: dict[str, str]) -> str:
     if not who or not obs.handle:
         return line
     return line.replace(f" {obs.handle} ", f" {obs.handle} ({who}) ", 1)
+
+
+def _work(item: WorkItem) -> str:
+    return f"#{item.id} {clip(item.title, PLAN_TITLE)}"
+
+
+def _stale(item: WorkItem, now: float) -> bool:
+    """The rule of :func:`colony_tasks.work.is_stale` (kept here: hooks do not import it)."""
+    if item.owner_ended_at is not None or item.owner_seen_at is None:
+        return True
+    return now - item.owner_seen_at > claims_mod.STALE_AFTER
+
+
+def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
+    """The task's plan in a few bounded lines: what this session owns, what is ready (with the
+    exact call), who owns the rest, and stale items; nothing when the task has no plan."""
+    counts = store.work_counts([task.id]).get(task.id)
+    if not counts:
+        return []
+    summary = ", ".join(f"{counts[s]} {s}" for s in WorkState if counts.get(s))
+    lines = [f"Plan ({summary}):"]
+    mine = store.work_items(
+        task.id, states=(WorkState.TAKEN, WorkState.BLOCKED), owner=me.id, limit=PLAN_ITEMS
+    )
+    if mine:
+        lines.append(
+            "- You own "
+            + "; ".join(
+                _work(i)
+                + (f" ({', '.join(i.files[:2])})" if i.files else "")
+                + (" [blocked]" if i.state == WorkState.BLOCKED else "")
+                for i in mine
+            )
+            + f' → finish_work(item_id={mine[0].id}, summary="...") when done.'
+        )
+    ready = store.work_items(task.id, ready=True, limit=PLAN_ITEMS + 1)
+    if ready:
+        more = " …" if len(ready) > PLAN_ITEMS else ""
+        lines.append(
+            f"- Ready: {'; '.join(_work(i) for i in ready[:PLAN_ITEMS])}{more}"
+            f" → take_work(item_id={ready[0].id}) or take_work() for the next."
+        )
+    taken = [
+        i
+        for i in store.work_items(task.id, states=(WorkState.TAKEN,), limit=12)
+        if i.owner != me.id
+    ]
+    live = [i for i in taken if not _stale(i, now)]
+    stale = [i for i in taken if _stale(i, now)]
+    if live:
+        lines.append(
+            "- Others: "
+            + "; ".join(f"{i.owner_handle} on {_work(i)}" for i in live[:PLAN_ITEMS])
+            + (f"; +{len(live) - PLAN_ITEMS} more" if len(live) > PLAN_ITEMS else "")
+        )
+    if stale:
+        lines.append(
+            "- Stale (owner ended or quiet 30m+): "
+            + "; ".join(f"{_work(i)} ({i.owner_handle})" for i in stale[:PLAN_ITEMS])
+            + " — a human or the planner can reassign it."
+        )
+    return lines
 
 
 def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str | None:
@@ -228,4 +300,31 @@ def undeliverable(rows: Sequence[dict]) -> str | None:
             f"#{row['observation_id']} {row['kind']} to {row['recipient_handle']}: "
             f'{clip(row["text"], 120)} → re-address it, e.g. ask_question(to="any", ...)'
         )
+    return "\n".join(lines)
+
+
+def turn_block(store: Store, me: Session, turn: Observation) -> str:
+    """The one block a session receives with its turn: the history it needs, then the prompt."""
+    since = int(turn.meta.get("since") or 0)
+    chain_id = int(turn.task_id or 0)
+    items = [
+        o
+        for o in store.observations_after(chain_id, since, kinds=CHAIN_KINDS, limit=100_000)
+        if o.id < turn.id
+    ]
+    task = store.get_task(chain_id)
+    if task is None:
+        return ""
+    what = "the full history" if since == 0 else "what was said since you last spoke"
+    lines = [f"colony-tasks — chain #{task.id} “{task.title}”: it is your turn ({what}):"]
+    skipped = max(0, len(items) - HISTORY_ITEMS)
+    if skipped:
+        lines.append(f"… {skipped} earlier messages — task_timeline(task_id={task.id})")
+    for obs in items[skipped:]:
+        lines.append(f"  [turn {obs.turn}] {item_line(obs, limit=HISTORY_CHARS)}")
+    lines.append(f"Prompt from {turn.meta.get('from') or turn.handle}: {clip(turn.text, 2000)}")
+    lines.append(
+        f'Reply with chain_say(chain_id={task.id}, content="..."); the turn then returns'
+        " to the coordinator."
+    )
     return "\n".join(lines)

@@ -22,7 +22,6 @@ from .errors import Conflict, InvalidInput, NotAllowed
 from .kinds import MESSAGE_KINDS, ObsKind, TaskMode, TaskStatus
 from .messages import Posted
 from .models import Observation, Session, Task, record
-from .render import clip, item_line
 from .sessions import find_session, session_of
 from .store import Store
 from .tasks import get_task, handle_of
@@ -31,8 +30,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-HISTORY_ITEMS = 40
-HISTORY_CHARS = 400
 CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
 
 
@@ -64,6 +61,17 @@ def check_writable(store: Store, task: Task, session: Session) -> None:
         raise NotAllowed(
             f"It is {holder}'s turn in chain {task.id}; only the turn holder may post."
             " Wait until the coordinator passes you the turn."
+        )
+
+
+def check_plannable(store: Store, task: Task, session: Session) -> None:
+    """The gate for adding to a task's plan: any writer may, but a chain's plan is the
+    coordinator's (see :mod:`colony_tasks.work`)."""
+    check_writable(store, task, session)
+    if task.mode == TaskMode.CHAIN and task.coordinator != session.id:
+        raise NotAllowed(
+            f"Only the coordinator of chain {task.id} ({handle_of(store, task.coordinator)})"
+            " can plan its work."
         )
 
 
@@ -230,25 +238,3 @@ def history(store: Store, chain_id: int, *, after_id: int = 0) -> list[Observati
 def _last_spoke(store: Store, chain_id: int, session_id: str) -> int:
     spoken = [o.id for o in history(store, chain_id) if o.session_id == session_id]
     return spoken[-1] if spoken else 0
-
-
-def turn_block(store: Store, me: Session | str, turn: Observation) -> str:
-    """The one block a session receives with its turn: the history it needs, then the prompt."""
-    me = session_of(store, me)
-    since = int(turn.meta.get("since") or 0)
-    chain_id = int(turn.task_id or 0)
-    items = [o for o in history(store, chain_id, after_id=since) if o.id < turn.id]
-    task = get_task(store, chain_id)
-    what = "the full history" if since == 0 else "what was said since you last spoke"
-    lines = [f"colony-tasks — chain #{task.id} “{task.title}”: it is your turn ({what}):"]
-    skipped = max(0, len(items) - HISTORY_ITEMS)
-    if skipped:
-        lines.append(f"… {skipped} earlier messages — task_timeline(task_id={task.id})")
-    for obs in items[skipped:]:
-        lines.append(f"  [turn {obs.turn}] {item_line(obs, limit=HISTORY_CHARS)}")
-    lines.append(f"Prompt from {turn.meta.get('from') or turn.handle}: {clip(turn.text, 2000)}")
-    lines.append(
-        f'Reply with chain_say(chain_id={task.id}, content="..."); the turn then returns'
-        " to the coordinator."
-    )
-    return "\n".join(lines)

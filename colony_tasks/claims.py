@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 
-from . import chains, lanes
+from . import lanes
 from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
 from .models import Lane, Session, record
+from .redact import redact
 from .sessions import session_of
 from .store import Store
 from .tasks import task_for
@@ -118,6 +119,7 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
         )
     if relative in ("", "."):
         return "**"
+    relative = redact(relative)  # a path is stored text too (the store redacts it again: a no-op)
     if relative == ".git" or relative.startswith(".git/"):
         raise InvalidInput(f"Path {path!r} is inside .git; claim working-tree files instead.")
     return relative
@@ -276,6 +278,10 @@ def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any
 
 
 # -- actions ------------------------------------------------------------------------------
+#
+# An explicit claim is announced in the thread and obeys the thread's write gate (on a chain,
+# the turn rule), so it needs colony_tasks.chains. Hooks never make explicit claims, so chains
+# (and messages) load only here, not in every hook process: ~3 M instructions a hook.
 
 
 def claim(
@@ -290,6 +296,8 @@ def claim(
     announce: bool = True,
 ) -> ClaimResult:
     """Claim paths or globs (advisory: always granted, conflicts returned beside the grant)."""
+    from .chains import check_writable  # see the note above: off the hook path
+
     session = session_of(store, session)
     if isinstance(paths, str) or not paths:
         raise InvalidInput("Pass a non-empty list of paths or globs to claim.")
@@ -298,7 +306,7 @@ def claim(
     rel = list(dict.fromkeys(normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths))
     with store.transaction():
         task = task_for(store, session, task_id)
-        chains.check_writable(store, task, session)
+        check_writable(store, task, session)
         store.add_participant(task.id, session.id)
         found = conflicts_for(store, session, rel, lane)
         granted = grant(

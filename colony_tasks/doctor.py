@@ -11,7 +11,7 @@ import sqlite3
 import time
 from typing import Any
 
-from . import backend, paths, sessions, settings
+from . import backend, paths, sessions, settings, work
 from .embeddings import MODEL_IDS
 from .store import Store, open_store
 from .store.pg_schema import LATEST as PG_LATEST
@@ -145,6 +145,23 @@ def _claims(store: Store) -> dict[str, Any]:
     return check("claims", expired == 0, f"{expired} expired but not released", fixable=True)
 
 
+def _work(store: Store) -> dict[str, Any]:
+    """Taken work items whose owner ended or has been quiet past the stale threshold."""
+    now = store.now()
+    stale = store.stale_work(now - work.STALE_AFTER)
+    detail = f"{len(stale)} taken items with an ended or quiet owner"
+    if stale:
+        named = "; ".join(
+            f"#{i.id} {i.title[:40]} (task {i.task_id}, {work.stale_note(i, now)})"
+            for i in stale[:5]
+        )
+        detail += (
+            f": {named}. Reassign with `colony-tasks plan reassign ITEM --to HANDLE`"
+            " (omit --to to reopen it)"
+        )
+    return check("work", not stale, detail)
+
+
 def _vectors(store: Store) -> dict[str, Any]:
     configured = MODEL_IDS.get(settings.get("search", "embedder") or "static")
     counts = store.vector_counts()
@@ -166,6 +183,7 @@ CHECKS = (
     ("wal", _wal),
     ("sessions", _sessions),
     ("claims", _claims),
+    ("work", _work),
     ("vectors", _vectors),
     ("hook log", _hook_log),
 )

@@ -23,6 +23,8 @@ STEPS = (
     "chain_add",
     "chain_create",
     "embed",
+    "plan_show",
+    "take_next",
 )
 
 

@@ -2,34 +2,80 @@
 item statuses and delivery states. Defined once here; every module, filter and front end uses
 these names (a front end that needs a ``Literal`` for its schema is tested against them).
 
-``StrEnum`` members are plain strings to SQLite, JSON and comparisons, so rows written before
-these types existed read back unchanged. Standard library only (``enum`` is already loaded by
-``re`` on the hook path, so this module costs nothing extra there).
+To the type checker each vocabulary is a ``StrEnum``, so a stray string where a status is
+expected is an error. At run time it is :class:`Vocabulary`: a ``str`` subclass whose members
+are its instances, iterable, with ``.value`` and validation by value, like a ``StrEnum`` —
+without the enum machinery, whose six classes cost every hook process ~5 M instructions.
+Members are plain strings to SQLite, JSON and comparisons. Standard library only.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from enum import StrEnum as Vocabulary
+else:
+
+    class _VocabularyType(type):
+        """Makes every upper-case class attribute a member (an instance of the class)."""
+
+        def __init__(cls, name, bases, namespace):
+            super().__init__(name, bases, namespace)
+            members = {}
+            for key, value in namespace.items():
+                if key.isupper() and isinstance(value, str):
+                    member = str.__new__(cls, value)
+                    type.__setattr__(cls, key, member)
+                    members[value] = member
+            cls._members = members
+
+        def __iter__(cls) -> Iterator:
+            return iter(cls._members.values())
+
+        def __len__(cls) -> int:
+            return len(cls._members)
+
+        def __contains__(cls, value) -> bool:
+            return value in cls._members
+
+    class Vocabulary(str, metaclass=_VocabularyType):
+        """A closed set of string values (see the module docstring)."""
+
+        __slots__ = ()
+
+        def __new__(cls, value):
+            try:
+                return cls._members[value]
+            except KeyError:
+                raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
+
+        @property
+        def value(self) -> str:
+            return str.__str__(self)
+
+        def __repr__(self) -> str:
+            return f"{type(self).__name__}({str.__repr__(self)})"
 
 
-class AgentKind(StrEnum):
+class AgentKind(Vocabulary):
     CLAUDE = "claude"
     CODEX = "codex"
     HUMAN = "human"
 
 
-class TaskMode(StrEnum):
+class TaskMode(Vocabulary):
     LANE = "lane"  # the one open task of a lane (repository + branch)
     TASK = "task"  # created explicitly
     CHAIN = "chain"  # turn-taking: one coordinator, one turn holder
 
 
-class TaskStatus(StrEnum):
+class TaskStatus(Vocabulary):
     OPEN = "open"
     DONE = "done"  # closed (a chain closed by its coordinator, a finished task)
 
 
-class ObsKind(StrEnum):
+class ObsKind(Vocabulary):
     # what agents do
     PROMPT = "prompt"
     EDIT = "edit"
@@ -48,9 +94,10 @@ class ObsKind(StrEnum):
     WITHDRAW = "withdraw"
     TURN = "turn"  # a chain turn passed, taken, started or closed
     GUARD = "guard"  # the loop guard refused an agent request
+    WORK = "work"  # a plan changed: items planned, taken, finished, ready, reassigned
 
 
-class ItemStatus(StrEnum):
+class ItemStatus(Vocabulary):
     """The state of an item that waits on someone."""
 
     PENDING = "pending"  # a question or handoff nobody has acted on
@@ -61,7 +108,17 @@ class ItemStatus(StrEnum):
     RESOLVED = "resolved"
 
 
-class DeliveryState(StrEnum):
+class WorkState(Vocabulary):
+    """The state of a work item of a task's plan."""
+
+    OPEN = "open"  # not taken; ready once every dependency is done (or dropped)
+    TAKEN = "taken"  # owned by one session, its files claimed
+    DONE = "done"
+    BLOCKED = "blocked"  # stuck, with a reason; taking it again unblocks it
+    DROPPED = "dropped"  # will not be done; no longer holds up its dependents
+
+
+class DeliveryState(Vocabulary):
     """Whether a directed message has reached one recipient's context."""
 
     PENDING = "pending"
@@ -73,6 +130,11 @@ class DeliveryState(StrEnum):
 # Plain-string tuples: for membership tests, CLI choices and SQL parameters.
 AGENT_KINDS: tuple[str, ...] = tuple(k.value for k in AgentKind)
 TASK_STATUSES: tuple[str, ...] = tuple(s.value for s in TaskStatus)
+WORK_STATES: tuple[str, ...] = tuple(s.value for s in WorkState)
+# How an owner (or a human) finishes an item.
+FINISH_STATES: tuple[str, ...] = tuple(
+    s.value for s in (WorkState.DONE, WorkState.BLOCKED, WorkState.DROPPED)
+)
 MESSAGE_KINDS: tuple[ObsKind, ...] = (
     ObsKind.NOTE,
     ObsKind.QUESTION,
@@ -89,6 +151,7 @@ THREAD_KINDS: tuple[ObsKind, ...] = (
     ObsKind.WITHDRAW,
     ObsKind.TURN,
     ObsKind.GUARD,
+    ObsKind.WORK,
 )
 # What a participant may post directly; answers route to answering a question.
 POSTABLE_KINDS: tuple[ObsKind, ...] = (

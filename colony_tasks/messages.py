@@ -13,6 +13,7 @@ from . import settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, ObsKind, TaskStatus
 from .models import Observation, Session, Task, record
+from .redact import redact
 from .store import Store
 
 TYPE_CHECKING = False
@@ -40,6 +41,8 @@ class LoopGuard(NotAllowed):
 
 
 def check_text(value: Any, what: str) -> str:
+    """The text of a message, stripped and redacted — here, before any write lock is taken
+    (the store redacts it again in its write path, which then costs a dictionary lookup)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"The {what} must be non-empty text.")
     if len(value) > MAX_MESSAGE_CHARS:
@@ -47,7 +50,7 @@ def check_text(value: Any, what: str) -> str:
             f"The {what} is {len(value)} characters; the limit is {MAX_MESSAGE_CHARS}."
             " Post a summary and put details in a file."
         )
-    return value.strip()
+    return redact(value.strip())
 
 
 def writable(task: Task, session: Session) -> None:

@@ -1,34 +1,82 @@
-"""Plain records the store returns.
+"""Plain records the store and the core return.
 
-Records are namedtuple classes, not dataclasses: the hook path imports this module in a new
-process on every agent event, and ``dataclasses`` alone costs ~12 ms to import on the target
-machine. Every record has ``to_dict()``. Standard library only.
+Records are immutable tuples with named fields, like namedtuples, but made without
+``collections.namedtuple``, which compiles generated source for every class: the hook path
+imports some twenty record classes in a new process on every agent event, and making them as
+namedtuples cost each hook ~8 M instructions (``dataclasses`` would cost more: ~12 ms to
+import). Every record has ``to_dict()``, ``_fields``, ``_replace()`` and ``_asdict()``.
+Standard library only.
 """
 
 from __future__ import annotations
 
 import json
-from collections import namedtuple
+from operator import itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-def record(name: str, fields: str, defaults: tuple = ()) -> Any:
-    """A namedtuple base class whose ``to_dict()`` converts nested records too.
+class _Record(tuple):
+    """The behaviour every record shares; subclasses come from :func:`record`."""
 
-    The type checker cannot see a namedtuple made at run time, so record classes carry
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    _field_defaults: dict[str, Any] = {}
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        fields = cls._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__} takes {len(fields)} fields, got {len(args)}")
+        if len(args) == len(fields) and not kwargs:
+            return tuple.__new__(cls, args)
+        values = list(args)
+        for name in fields[len(args) :]:
+            if name in kwargs:
+                values.append(kwargs.pop(name))
+            elif name in cls._field_defaults:
+                values.append(cls._field_defaults[name])
+            else:
+                raise TypeError(f"{cls.__name__} is missing the field {name!r}")
+        if kwargs:
+            raise TypeError(f"{cls.__name__} has no field(s) {', '.join(kwargs)}")
+        return tuple.__new__(cls, values)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
+        return f"{type(self).__name__}({inner})"
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self)
+
+    def _replace(self, **changes: Any) -> Any:
+        return type(self)(**{**self._asdict(), **changes})
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(zip(self._fields, self, strict=True))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: plain(value) for key, value in zip(self._fields, self, strict=True)}
+
+
+def record(name: str, fields: str, defaults: tuple = ()) -> Any:
+    """A record base class with these space-separated ``fields``; the last ``len(defaults)``
+    fields are optional.
+
+    The type checker cannot see fields made at run time, so record classes carry
     ``# type: ignore[misc]`` on their base and declare their fields' types as annotations
     (``typing.NamedTuple`` would say it once, but importing typing costs every hook ~4 ms).
     """
-    base: Any = namedtuple(name, fields, defaults=defaults)  # type: ignore[misc]  # noqa: PYI024
-
-    def to_dict(self: Any) -> dict[str, Any]:
-        return {key: plain(value) for key, value in zip(self._fields, self, strict=True)}
-
-    base.to_dict = to_dict  # type: ignore[attr-defined]
-    return base
+    names = tuple(fields.split())
+    namespace: dict[str, Any] = {
+        "__slots__": (),
+        "_fields": names,
+        "_field_defaults": dict(zip(names[len(names) - len(defaults) :], defaults, strict=True)),
+    }
+    for index, field in enumerate(names):
+        namespace[field] = property(itemgetter(index))
+    return type(name, (_Record,), namespace)
 
 
 def plain(value: Any) -> Any:
@@ -130,6 +178,36 @@ class Observation(
     status: str | None
     handle: str | None
     turn: int | None
+
+
+class WorkItem(
+    record(  # type: ignore[misc]
+        "WorkItem",
+        "id task_id title description files state owner owner_handle reason summary created_by"
+        " created_at taken_at finished_at depends_on owner_seen_at owner_ended_at",
+        defaults=((), None, None),
+    )
+):
+    """One piece of a task's plan: the files it owns, the items it waits on, its owner."""
+
+    __slots__ = ()
+    id: int
+    task_id: int
+    title: str
+    description: str
+    files: list[str]
+    state: str
+    owner: str | None
+    owner_handle: str | None
+    reason: str | None
+    summary: str | None
+    created_by: str | None
+    created_at: float
+    taken_at: float | None
+    finished_at: float | None
+    depends_on: tuple[int, ...]
+    owner_seen_at: float | None
+    owner_ended_at: float | None
 
 
 def load_meta(raw: str | None) -> dict[str, Any]:

@@ -1,140 +1,103 @@
 """Redaction applied to every text before it is stored.
 
-``<private>…</private>`` spans are dropped (an unclosed tag drops the rest of the text), then
-secrets are replaced by ``[REDACTED:<kind>]``. The store calls :func:`redact` in its write path,
-so no front end can skip it.
+:func:`redact` caps the text (when given a ``limit``), drops ``<private>…</private>`` spans,
+then replaces secrets by ``[REDACTED:<kind>]``, keeping readable prefixes such as
+``password=`` or ``Authorization: Bearer``. The rules are data, in
+:mod:`colony_tasks.redact_rules`.
 
-Each rule carries cheap lowercase trigger substrings; its regex is compiled only the first time
-a text contains a trigger. Most texts hold no secret, so a hook process compiles few patterns
-(compiling them all costs ~5 ms on the target machine). Standard library only.
+Time is linear in the length of the text, whatever the text: every rule has a shape that
+cannot backtrack (checked rule by rule in tests/redos.py, searched for slow inputs in
+tests/test_redaction_linear.py, measured in bench/redact.py), and ``<private>`` nesting is
+counted in one pass.
+
+A rule runs only when one of its lowercase trigger substrings occurs in the text, and its
+pattern is compiled the first time it runs: most texts hold no secret, and a hook process
+compiles few patterns. Standard library only: every hook process imports this module.
 """
 
 from __future__ import annotations
 
 import re
 
+from .redact_rules import RULES, Rule
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
-# (kind, lowercase triggers, pattern, flags, replacement). Order matters: specific token
-# formats first, generic assignments last. In replacements, \g<n> keeps a matched prefix.
-RULES: tuple[tuple[str, tuple[str, ...], str, int, str], ...] = (
-    (
-        "private-key",
-        ("private key",),
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?"
-        r"(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-        re.DOTALL,
-        "[REDACTED:private-key]",
-    ),
-    ("anthropic-key", ("sk-ant-",), r"\bsk-ant-[A-Za-z0-9_\-]{16,}", 0, "[REDACTED:anthropic-key]"),
-    (
-        "openai-key",
-        ("sk-",),
-        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        0,
-        "[REDACTED:openai-key]",
-    ),
-    (
-        "aws-access-key",
-        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
-        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
-        0,
-        "[REDACTED:aws-access-key]",
-    ),
-    (
-        "aws-secret-key",
-        ("aws_secret",),
-        r"(aws_secret_access_key|aws_secret_key)(\s*[=:]\s*[\"']?)[A-Za-z0-9/+=]{40}",
-        re.IGNORECASE,
-        r"\g<1>\g<2>[REDACTED:aws-secret-key]",
-    ),
-    (
-        "github-token",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-        r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}",
-        0,
-        "[REDACTED:github-token]",
-    ),
-    (
-        "github-token",
-        ("github_pat_",),
-        r"\bgithub_pat_[A-Za-z0-9_]{40,}",
-        0,
-        "[REDACTED:github-token]",
-    ),
-    ("gitlab-token", ("glpat-",), r"\bglpat-[A-Za-z0-9_\-]{20,}", 0, "[REDACTED:gitlab-token]"),
-    ("slack-token", ("xox",), r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", 0, "[REDACTED:slack-token]"),
-    (
-        "slack-webhook",
-        ("hooks.slack.com",),
-        r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
-        0,
-        "[REDACTED:slack-webhook]",
-    ),
-    ("google-api-key", ("aiza",), r"\bAIza[0-9A-Za-z_\-]{35}", 0, "[REDACTED:google-api-key]"),
-    (
-        "stripe-key",
-        ("_live_", "_test_"),
-        r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
-        0,
-        "[REDACTED:stripe-key]",
-    ),
-    ("npm-token", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}", 0, "[REDACTED:npm-token]"),
-    (
-        "jwt",
-        ("eyj",),
-        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        0,
-        "[REDACTED:jwt]",
-    ),
-    (
-        "bearer-token",
-        ("authorization",),
-        r"(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)(?!\[REDACTED)"
-        r"[A-Za-z0-9._~+/=\-]{8,}",
-        re.IGNORECASE,
-        r"\g<1>[REDACTED:bearer-token]",
-    ),
-    (
-        "bearer-token",
-        ("bearer",),
-        r"(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/\-]{16,}=*",
-        re.IGNORECASE,
-        r"\g<1>[REDACTED:bearer-token]",
-    ),
-    (
-        "url-credentials",
-        ("://",),
-        r"(\b[a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^/\s@]{3,}(@)",
-        0,
-        r"\g<1>[REDACTED:password]\g<2>",
-    ),
-    (
-        "assignment",
-        ("pass", "pwd", "secret", "token", "key", "auth"),
-        # The key ends in a sensitive word, optionally followed by "_suffix" ("auth_token",
-        # "PGPASSWORD", "x-api-key"), never by a dot or more letters: "auth.py: verify",
-        # "author: bob" and "test_auth_middleware.py::" are not secrets.
-        r"(\b[\w.\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|apikey|access[_\-]?key"
-        r"|private[_\-]?key|client[_\-]?secret|authorization|auth)(?:[_\-][\w\-]*)?[\"']?\s*[:=]\s*)"
-        r"(?![\"']?\[REDACTED)(\"[^\"\n]{3,}\"|'[^'\n]{3,}'|[^\s\"',;&]{3,})",
-        re.IGNORECASE,
-        r"\g<1>[REDACTED:secret]",
-    ),
+# How far back from a cut the cap drops a partial word (a secret cut in half must not stay).
+CUT_LOOKBACK = 1024
+# Above this length a rule that starts with a literal runs without its trigger test: both
+# cost one pass over the text, and most of a long text's triggers are absent (a full pass).
+LONG_TEXT = 65_536
+ELLIPSIS = "…"
+
+# A <private> tag: optional whitespace inside, attributes, '>' optional (an open tag that never
+# closes still hides the rest). A self-closing <private/> hides nothing.
+_TAG = r"<[ \t\r\n]{0,16}+(/?+)[ \t\r\n]{0,16}+(?i:private)(?![\w-])[^<>]{0,256}+>?+"
+_WHITESPACE = " \t\r\n"
+
+_compiled: dict[tuple[str, bool], tuple[list[re.Pattern[str]], str | Callable[..., str]]] = {}
+_tag: list[re.Pattern[str]] = []
+
+
+def _compile(
+    rule: Rule, spelled: bool = False
+) -> tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]:
+    """The rule's patterns and what ``sub`` replaces a match with. ``spelled``: one pattern
+    per spelling of the anchor word, for long texts (see :meth:`Rule.sources`)."""
+    found = _compiled.get((rule.name, spelled))
+    if found is None:
+        patterns = [re.compile(source) for source in rule.sources(spelled)]
+        marker = f"[REDACTED:{rule.kind}]{rule.suffix}"
+        if rule.skip_code:
+
+            def replace(match: re.Match[str], marker: str = marker) -> str:
+                keep, whole = match.group(1, 0)
+                first = whole[len(keep) : len(keep) + 1]
+                # code starts with a letter or '_'; anything else is data (decided inline:
+                # a text full of matches pays this per match)
+                if (first.isalpha() or first == "_") and is_code(whole[len(keep) :]):
+                    return whole
+                return keep + marker
+
+            found = (patterns, replace)
+        elif "keep" in patterns[0].groupindex:
+            # A function, not a "\g<keep>" template: Python 3.11 expands templates in Python
+            # and a function is four times faster on a text full of matches.
+            def replace(match: re.Match[str], marker: str = marker) -> str:
+                return match.group(1) + marker
+
+            found = (patterns, replace)
+        else:
+            found = (patterns, marker)  # a literal replacement runs in C
+        _compiled[rule.name, spelled] = found
+    return found
+
+
+def apply_rule(rule: Rule, text: str) -> str:
+    """``text`` with ``rule`` applied."""
+    patterns, replacement = _compile(rule, len(text) > LONG_TEXT)
+    for pattern in patterns:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+# A value that is code, not data: a boolean, None, a type name, or a call or subscript
+# (get_secret("x"), os.environ["X"]). Compiled when an assignment first matches.
+_CODE = (
+    r"(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes|optional|secretstr|any"
+    r"|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-])|[A-Za-z_][\w.]{0,64}[(\[]"
 )
-PRIVATE = (r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
-
-_compiled: dict[int, re.Pattern[str]] = {}
+_code: list[re.Pattern[str]] = []
 
 
-def _pattern(index: int) -> re.Pattern[str]:
-    pattern = _compiled.get(index)
-    if pattern is None:
-        source, flags = PRIVATE if index < 0 else RULES[index][2:4]
-        pattern = _compiled[index] = re.compile(source, flags)
-    return pattern
+def is_code(value: str) -> bool:
+    """Whether an assigned value is code rather than data (see ``_CODE``)."""
+    if not _code:
+        _code.append(re.compile(_CODE))
+    return _code[0].match(value) is not None
 
 
 def utf8_safe(text: str) -> str:
@@ -149,27 +112,102 @@ def utf8_safe(text: str) -> str:
     return text
 
 
-def redact(text: str) -> str:
-    """Drop ``<private>`` spans and replace secrets in ``text`` (made UTF-8 safe first)."""
+def cap(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, ending with ``…`` when cut.
+
+    A word cut in half is dropped whole (up to :data:`CUT_LOOKBACK` characters back), so a
+    secret straddling the cut leaves no prefix that its rule would no longer recognise.
+    """
+    if len(text) <= limit:
+        return text
+    keep = max(limit - len(ELLIPSIS), 0)
+    head = text[:keep]
+    if head and head[-1] not in _WHITESPACE and text[keep] not in _WHITESPACE:
+        floor = max(keep - CUT_LOOKBACK, 0)
+        cut = max(head.rfind(c, floor) for c in _WHITESPACE)
+        head = head[: cut + 1] if cut >= 0 else head[:floor]
+    return head + ELLIPSIS
+
+
+def drop_private(text: str) -> str:
+    """``text`` without its ``<private>`` spans (nested spans count; an unclosed one hides the
+    rest of the text). Stray closing tags are left as they are."""
+    if not _tag:
+        _tag.append(re.compile(_TAG))
+    pieces: list[str] = []
+    depth = 0
+    kept_from = 0
+    for match in _tag[0].finditer(text):
+        if match.group(1):
+            if depth:
+                depth -= 1
+                if not depth:
+                    kept_from = match.end()
+        elif not match.group().endswith("/>"):
+            if not depth:
+                pieces.append(text[kept_from : match.start()])
+            depth += 1
+    if not depth:
+        pieces.append(text[kept_from:])
+    return "".join(pieces)
+
+
+_RECENT: dict[tuple[str, int | None], str] = {}
+RECENT_MAX = 64
+
+
+def redact(text: str, limit: int | None = None) -> str:
+    """``text`` capped to ``limit`` characters (see :func:`cap`), made UTF-8 safe, without its
+    ``<private>`` spans and with every secret replaced by ``[REDACTED:<kind>]``.
+
+    The cap comes first, so the work done is bounded by ``limit`` whatever the input's size.
+    Recent results are remembered (their inputs and outputs both), so a use case that
+    redacts a text before it takes the write lock makes the store's own redaction of it, under
+    the lock, a dictionary lookup.
+    """
     if not text:
         return text
+    remembered = _RECENT.get((text, limit))
+    if remembered is not None:
+        return remembered
+    clean = _redact(text, limit)
+    if len(_RECENT) >= RECENT_MAX:
+        _RECENT.clear()
+    _RECENT[(text, limit)] = clean
+    _RECENT[(clean, limit)] = clean
+    return clean
+
+
+def _redact(text: str, limit: int | None) -> str:
+    if limit is not None:
+        text = cap(text, limit)
     text = utf8_safe(text)
     lowered = text.lower()
-    if "<private" in lowered:
-        text = _pattern(-1).sub("", text)
+    if "private" in lowered and "<" in text:
+        text = drop_private(text)
         lowered = text.lower()
-    for index, (_, triggers, _, _, replacement) in enumerate(RULES):
-        if any(trigger in lowered for trigger in triggers):
-            text = _pattern(index).sub(replacement, text)
-    return text
+    # A newline in front lets line-anchored rules start with a literal "\n".
+    work = "\n" + text
+    present: dict[str, bool] = {}
+    long_text = len(text) > LONG_TEXT
+    for rule in RULES:
+        for trigger in ("",) if long_text and rule.prefixed else rule.triggers:
+            hit = present.get(trigger)
+            if hit is None:
+                hit = present[trigger] = trigger in lowered
+            if hit:
+                work = apply_rule(rule, work)
+                break
+    return work[1:]
 
 
-def redact_value(value: Any) -> Any:
-    """Redact every string inside a JSON-like value (dicts, lists, strings)."""
+def redact_value(value: Any, limit: int | None = None) -> Any:
+    """Redact every string inside a JSON-like value (dicts, lists, strings); ``limit`` caps
+    each string."""
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, limit)
     if isinstance(value, dict):
-        return {key: redact_value(item) for key, item in value.items()}
+        return {key: redact_value(item, limit) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(item) for item in value]
+        return [redact_value(item, limit) for item in value]
     return value

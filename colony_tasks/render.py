@@ -22,6 +22,7 @@ KIND_LABEL = {
     "edit": "edited",
     "prompt": "prompt",
     "command": "ran",
+    "work": "plan",
 }
 
 

@@ -193,13 +193,14 @@ async def mcp_tools(home: str):
             yield Tools(session)
 
 
-def cli(home: str, *args: str) -> str:
+def cli(home: str, *args: str, cwd: str | None = None) -> str:
     result = subprocess.run(
         [EXE, *args],
         capture_output=True,
         text=True,
         env={**os.environ, "COLONY_TASKS_HOME": home},
         check=False,
+        cwd=cwd,
     )
     out = (result.stdout + result.stderr).strip()
     print(f"\n── human (alice) · $ colony-tasks {' '.join(args)}")
@@ -338,6 +339,34 @@ async def chain_scene(claude: Agent, codex: Agent, repo: str, home: str) -> None
             tool_input={"file_path": target, "content": "..."},
             tool_use_id="toolu_9",
         )
+        await plan_scene(tools, claude, codex, repo, home)
+
+
+async def plan_scene(tools: Tools, claude: Agent, codex: Agent, repo: str, home: str) -> None:
+    print("\n=== Scene 4: a plan — the human divides the work, the agents take and finish it ===")
+    cl, cx = handle_of(home, claude.session_id), handle_of(home, codex.session_id)
+    cli(home, "plan", "add", "Schema", "--files", "db/**", "--as", "alice", cwd=repo)
+    cli(home, "plan", "add", "API", "--files", "src/api/**", "--as", "alice", cwd=repo)
+    cli(home, "plan", "add", "Viewer", "--after", "1", "--after", "2", "--as", "alice", cwd=repo)
+    first = await tools.call(claude, cl, "take_work")
+    second = await tools.call(codex, cx, "take_work")
+    await tools.call(claude, cl, "take_work")
+    await tools.call(
+        claude, cl, "finish_work", item_id=first["item"]["id"], summary="items table + index"
+    )
+    await tools.call(
+        codex, cx, "finish_work", item_id=second["item"]["id"], summary="GET /items, POST /items"
+    )
+    claude.hook(
+        "post-tool-use",
+        "Claude asked for work earlier: the ready item reaches it mid-turn",
+        tool_name="Bash",
+        tool_input={"command": "pytest -q"},
+        tool_response="4 passed",
+        tool_use_id="toolu_10",
+    )
+    codex.hook("user-prompt-submit", "Codex's next prompt: the plan's progress", prompt="next?")
+    cli(home, "plan", "show", cwd=repo)
 
 
 def main() -> int:

@@ -53,6 +53,7 @@ class TaskInfo(BaseModel):
     participants: list[str]
     last_activity: str
     joined: bool | None = None
+    plan: dict[str, int] | None = None  # work items per state
 
 
 class TaskList(BaseModel):

@@ -24,6 +24,7 @@ from . import background
 from . import tools_chain as chain
 from . import tools_read as read
 from . import tools_thread as write
+from . import tools_work as work
 from .toolkit import AppState, build
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -31,8 +32,9 @@ NAME = "colony-tasks"
 INSTRUCTIONS = (
     "A shared task thread with the other agent sessions on this repository and branch: claim"
     " files before editing, ask and answer questions, hand off work, record decisions and"
-    " blockers; chains take turns. task_id defaults to your lane task. Calls act as your"
-    " session; if a tool asks for session_id, pass your handle (shown in the briefing)."
+    " blockers; chains take turns; plans divide a task into work items to take and finish."
+    " task_id defaults to your lane task. Calls act as your session; if a tool asks for"
+    " session_id, pass your handle (shown in the briefing)."
 )
 TOOL_ORDER = (
     read.task_list,
@@ -53,6 +55,9 @@ TOOL_ORDER = (
     chain.chain_pass,
     chain.chain_say,
     chain.chain_close,
+    work.plan_work,
+    work.take_work,
+    work.finish_work,
     read.search,
     read.get_observations,
 )
@@ -111,7 +116,7 @@ def build_server(
 ) -> MCPServer:
     """The server with every tool; the store is opened once per run, in the lifespan."""
     listed = {fn.__name__ for fn in TOOL_ORDER}
-    every = (*read.TOOLS, *write.TOOLS, *chain.TOOLS)
+    every = (*read.TOOLS, *write.TOOLS, *chain.TOOLS, *work.TOOLS)
     assert listed == {fn.__name__ for fn in every}, "tool list out of sync"
     return MCPServer(
         NAME,

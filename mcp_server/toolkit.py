@@ -36,6 +36,8 @@ STEP_WORDING = {
     " which adds it.",
     "chain_create": "Create one with chain_create(name=...).",
     "embed": "Vectors are computed in the background; search again shortly.",
+    "plan_show": "See the plan's item ids with task_timeline().",
+    "take_next": "take_work() gives you the next ready item.",
 }
 
 # -- shared parameter types ---------------------------------------------------------------------

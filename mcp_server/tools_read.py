@@ -32,6 +32,7 @@ Kind = Literal[
     "claim",
     "release",
     "withdraw",
+    "work",
     "edit",
     "command",
     "prompt",
@@ -72,6 +73,7 @@ def task_list(
                 participants=[p.handle for p in db.participants(row["id"]) if p.ended_at is None],
                 last_activity=iso(row["last_activity"]),
                 joined=(row["id"] in mine) if me else None,
+                plan=row["plan"],
             )
         )
     return m.TaskList(tasks=tasks)

@@ -44,6 +44,7 @@ CONTRACT_MODULES = {
     "test_sessions",
     "test_use_cases",
     "test_search",
+    "test_work",
 }
 
 

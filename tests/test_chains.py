@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, activity, chains, delivery, messages, sessions, tasks
+from colony_tasks import actions, activity, briefing, chains, delivery, messages, sessions, tasks
 from colony_tasks.errors import Conflict, NotAllowed
 from colony_tasks.store import Store, open_store
 from tests.helpers import join, snapshot
@@ -81,7 +81,7 @@ def test_late_participant_receives_the_whole_history_once_in_order(crew: Store):
     me = crew.get_session("a2")
     updates = actions.updates_since(crew, me, chain.id)
     assert [o.id for o in updates.items] == [posted.id]  # the history folds into the turn block
-    block = chains.turn_block(crew, me, updates.items[0])
+    block = briefing.turn_block(crew, me, updates.items[0])
     order = ["started chain", "first task", "first answer", "coordinator note", "Prompt from"]
     positions = [block.index(word) for word in order]
     assert positions == sorted(positions) and "the full history" in block
@@ -104,7 +104,7 @@ def test_pass_delivers_what_was_said_since_the_participant_last_spoke(crew: Stor
     chains.add(crew, "coord", chain.id, "a2", "two")
     actions.chain_say(crew, "a2", chain.id, "a2 spoke")
     turn = chains.pass_turn(crew, "coord", chain.id, "a1", "again")
-    block = chains.turn_block(crew, crew.get_session("a1"), crew.get_observation(turn.id))
+    block = briefing.turn_block(crew, crew.get_session("a1"), crew.get_observation(turn.id))
     assert "a2 spoke" in block and "a1 spoke" not in block and "since you last spoke" in block
 
 

@@ -36,6 +36,20 @@ def test_demo_runs_a_chain_a_broadcast_question_and_a_handoff_through_the_mcp_se
     assert "Chain 3 is done." in scene2
     turns = [line for line in scene2.splitlines() if "[turn " in line and "━━" in line]
     assert len(turns) >= 4
-    scene3 = demo.split("=== Scene 3", 1)[1]
+    scene3 = demo.split("=== Scene 3", 1)[1].split("=== Scene 4", 1)[0]
     assert '"ok":true' in scene3 and "already answered by codex-" in scene3
     assert '"pattern":"src/cache.py"' in scene3 and "src/cache.py is held by codex-" in scene3
+
+
+def test_demo_plans_three_items_two_agents_take_and_finish_and_the_third_becomes_ready(
+    demo: str,
+):
+    scene4 = demo.split("=== Scene 4", 1)[1]
+    assert scene4.count("Added item #") == 3
+    assert '"title":"Schema","state":"taken","owner":"claude-' in scene4
+    assert '"title":"API","state":"taken","owner":"codex-' in scene4
+    assert "You will be told when an item is ready." in scene4
+    assert '"released":["src/api/**"],"ready":[3]' in scene4
+    mid_turn = scene4.split("the ready item reaches it mid-turn", 1)[1].split("──", 1)[0]
+    assert "plan → you" in mid_turn and "take_work(item_id=3)" in mid_turn
+    assert "#3    Viewer  ready" in scene4

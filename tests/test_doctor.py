@@ -95,6 +95,7 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
         "wal",
         "sessions",
         "claims",
+        "work",
         "vectors",
         "hook log",
     ]

@@ -46,6 +46,9 @@ TOOL_NAMES = {
     "chain_pass",
     "chain_say",
     "chain_close",
+    "plan_work",
+    "take_work",
+    "finish_work",
 }
 
 

@@ -262,8 +262,8 @@ def hook_channels(repo: Path, text: str, n: int) -> list[tuple[str, dict[str, An
     ]
 
 
-def test_the_secret_corpus_has_40_cases():
-    assert len(CORPUS) == 40 and all(secret in text for secret, text in CORPUS)
+def test_the_secret_corpus_has_at_least_100_cases():
+    assert len(CORPUS) >= 100 and all(secret in text for secret, text in CORPUS)
 
 
 CHANNELS = ["prompt", "bash", "exec_command", "write (pre)", "edit", "apply_patch"]
@@ -279,7 +279,7 @@ def test_no_corpus_secret_reaches_the_database_through_hooks(home: Path, repo: P
     with Store(home / "colony.db") as db:
         kinds = dict(db.conn.execute("SELECT kind, COUNT(*) FROM observations GROUP BY kind"))
     recorded = RECORDED_AS.get(CHANNELS[channel])
-    assert kinds == ({recorded: 40} if recorded else {})  # everything was recorded...
+    assert kinds == ({recorded: len(CORPUS)} if recorded else {})  # everything was recorded...
     assert_no_secret(home)  # ...and no secret with it
 
 

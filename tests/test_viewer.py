@@ -301,7 +301,7 @@ def test_every_state_changing_route_demands_the_token(client, world, store):
         for route in client.app.routes
         if "POST" in (getattr(route, "methods", None) or ())
     ]
-    assert len(posts) == 3
+    assert len(posts) == 5
     for path in posts:
         assert client.post(path, data={"text": "x"}).status_code == 403
     assert snapshot(store) == before

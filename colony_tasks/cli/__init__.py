@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     doctor_cmd,
     install_cmds,
     mcp_cmd,
+    plan_cmds,
     search_cmds,
     team_cmds,
     thread_cmds,

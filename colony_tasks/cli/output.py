@@ -23,6 +23,8 @@ STEP_WORDING = {
     "chain_add": "Add it with `colony-tasks chain add {chain_id} {who} PROMPT`.",
     "chain_create": "Create one with `colony-tasks chain create NAME`.",
     "embed": "Run `colony-tasks embed` first.",
+    "plan_show": "See the plan with `colony-tasks plan show`.",
+    "take_next": "Take the next ready item with `colony-tasks plan take`.",
 }
 
 

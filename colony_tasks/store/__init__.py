@@ -21,6 +21,9 @@ triggers. ``recipients`` records, per addressed session, whether a directed mess
 delivered into its context. ``claims`` are advisory holds on repo-relative paths or globs with
 an expiry. ``vectors`` hold embeddings (float32 blobs with model id, dimension and a hash of
 the text); ``embed_leases`` keep concurrent backfills from embedding one row twice.
+A task's **plan** is its ``work_items`` (title, owned files, state, owner, result) with
+``work_deps`` between them; ``work_waiters`` lists sessions that asked for work when none was
+ready, so they are told directly when some is.
 
 Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
@@ -43,6 +46,7 @@ from .overview import OverviewMixin
 from .sessions import SessionsMixin
 from .tasks import TasksMixin
 from .vectors import VectorsMixin
+from .work import WorkMixin
 
 
 class Store(
@@ -52,6 +56,7 @@ class Store(
     ClaimsMixin,
     DeliveryMixin,
     VectorsMixin,
+    WorkMixin,
     MaintenanceMixin,
     OverviewMixin,
 ):
@@ -60,7 +65,8 @@ class Store(
     One mixin per file, each named for the tables it holds: ``sessions`` (lanes, sessions),
     ``tasks`` (tasks, participants, cursors), ``observations`` (everything recorded, its FTS
     index and paths), ``claims``, ``delivery`` (recipients), ``vectors`` (embeddings),
-    ``maintenance`` and ``overview`` (the viewer's and doctor's bulk reads).
+    ``work`` (plans: work items, dependencies, waiters), ``maintenance`` and ``overview``
+    (the viewer's and doctor's bulk reads).
     """
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..redact import redact
 from .base import StoreBase
 
+MAX_NOTE_CHARS = 16_000
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,10 +50,10 @@ class ClaimsMixin(StoreBase):
                 task_id,
                 repo_id,
                 lane_id,
-                pattern,
+                redact(pattern),
                 int(regex is not None),
                 regex,
-                redact(note),
+                redact(note, MAX_NOTE_CHARS),
                 now,
                 now,
                 now + ttl_seconds,
@@ -64,7 +66,7 @@ class ClaimsMixin(StoreBase):
         self._run(
             "UPDATE claims SET renewed_at = ?, expires_at = MAX(expires_at, ?),"
             " note = COALESCE(?, note) WHERE id = ?",
-            (now, now + ttl_seconds, redact(note) if note else note, claim_id),
+            (now, now + ttl_seconds, redact(note, MAX_NOTE_CHARS) if note else note, claim_id),
         )
 
     def get_claims(self, claim_ids: Sequence[int]) -> list[dict[str, Any]]:

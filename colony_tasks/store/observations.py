@@ -21,10 +21,7 @@ OBS_COLUMNS = (
 OBS_FROM = "observations o LEFT JOIN sessions s ON s.id = o.session_id"
 
 
-def _capped(text: str, limit: int | None) -> str:
-    if limit is None or len(text) <= limit:
-        return text
-    return text[: limit - 1] + "…"
+MAX_META_CHARS = 16_000  # each string inside an observation's meta
 
 
 def row_to_observation(row: sqlite3.Row) -> Observation:
@@ -63,12 +60,15 @@ class ObservationsMixin(StoreBase):
         turn: int | None = None,
         max_chars: int | None = None,
     ) -> int:
-        """Insert one observation (text and meta redacted) and its touched paths.
+        """Insert one observation (text, meta and paths redacted) and its touched paths.
 
-        ``max_chars`` caps the text *after* redaction: capping first could cut a secret so
-        that its rule no longer matches and half of it would be stored.
+        ``max_chars`` caps the text before it is redacted (:func:`redact` drops a word cut in
+        half, so no half secret survives the cut), which bounds the work whatever the input.
+        Redaction runs before the write lock is taken.
         """
-        clean_meta = redact_value(meta) if meta else {}
+        clean_text = redact(text, max_chars)
+        clean_meta = redact_value(meta, MAX_META_CHARS) if meta else {}
+        clean_paths = [redact(p) for p in dict.fromkeys(paths) if p]
         with self.transaction():
             cursor = self._run(
                 "INSERT INTO observations(session_id, task_id, kind, text, meta, created_at,"
@@ -78,7 +78,7 @@ class ObservationsMixin(StoreBase):
                     session_id,
                     task_id,
                     kind,
-                    _capped(redact(text), max_chars),
+                    clean_text,
                     json.dumps(clean_meta, ensure_ascii=False, separators=(",", ":")),
                     self.now(),
                     to,
@@ -90,7 +90,7 @@ class ObservationsMixin(StoreBase):
             )
             obs_id = int(cursor.lastrowid or 0)
             if repo_id:
-                rows = [(obs_id, repo_id, p) for p in dict.fromkeys(paths) if p]
+                rows = [(obs_id, redact(repo_id), p) for p in dict.fromkeys(clean_paths)]
                 if rows:
                     self.conn.executemany(
                         "INSERT OR IGNORE INTO observation_paths(observation_id, repo_id, path)"

@@ -202,6 +202,47 @@ CLAIM_REGEX = """
 ALTER TABLE claims ADD COLUMN regex TEXT;
 """
 
+# Plans: work items of a task with their dependencies. ``files`` is a JSON list of
+# repo-relative paths or globs the item owns; ``owner`` the session that took it. A session
+# that asked for work when nothing was ready waits in ``work_waiters`` until something is.
+WORK_ITEMS = """
+CREATE TABLE work_items (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id),
+    title TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    files TEXT NOT NULL DEFAULT '[]',
+    state TEXT NOT NULL DEFAULT 'open',
+    owner TEXT,
+    reason TEXT,
+    summary TEXT,
+    created_by TEXT,
+    created_at REAL NOT NULL,
+    taken_at REAL,
+    finished_at REAL
+);
+CREATE INDEX work_items_task ON work_items(task_id, state, id);
+CREATE INDEX work_items_owner ON work_items(owner) WHERE state = 'taken';
+CREATE TABLE work_deps (
+    item_id INTEGER NOT NULL,
+    depends_on INTEGER NOT NULL,
+    PRIMARY KEY (item_id, depends_on)
+) WITHOUT ROWID;
+CREATE INDEX work_deps_on ON work_deps(depends_on);
+CREATE TABLE work_waiters (
+    task_id INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    since REAL NOT NULL,
+    PRIMARY KEY (task_id, session_id)
+) WITHOUT ROWID;
+CREATE TRIGGER work_items_state_insert BEFORE INSERT ON work_items
+WHEN NEW.state NOT IN ('open', 'taken', 'done', 'blocked', 'dropped')
+BEGIN SELECT RAISE(ABORT, 'work state must be open, taken, done, blocked or dropped'); END;
+CREATE TRIGGER work_items_state_update BEFORE UPDATE OF state ON work_items
+WHEN NEW.state NOT IN ('open', 'taken', 'done', 'blocked', 'dropped')
+BEGIN SELECT RAISE(ABORT, 'work state must be open, taken, done, blocked or dropped'); END;
+"""
+
 # Who is who when sessions of several machines share a store (team mode): the developer and
 # machine each session runs on, shown next to its handle ("codex-91bc (bob@ci-runner-3)").
 TEAM_IDENTITY = """
@@ -218,6 +259,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "undeliverable_index", UNDELIVERABLE),
     Migration(7, "task_vocabulary", TASK_VOCABULARY),
     Migration(8, "claim_regex", CLAIM_REGEX),
+    Migration(9, "work_items", WORK_ITEMS),
     Migration(12, "team_identity", TEAM_IDENTITY),
 )
 

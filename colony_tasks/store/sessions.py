@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from ..models import Lane, Session
+from ..redact import redact
 from .base import StoreBase
 
 TYPE_CHECKING = False
@@ -25,6 +26,9 @@ class SessionsMixin(StoreBase):
     # -- lanes -----------------------------------------------------------------------------
 
     def upsert_lane(self, repo_id: str, root: str, repo_name: str, branch: str) -> Lane:
+        """The lane for (repository, branch), created on first use. Every part is redacted,
+        for the lookup too, so a lane keeps one identity."""
+        repo_id, root, repo_name, branch = (redact(v) for v in (repo_id, root, repo_name, branch))
         row = self._one(
             "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
             (repo_id, branch),
@@ -80,7 +84,18 @@ class SessionsMixin(StoreBase):
         now = self.now()
         self._run(
             f"INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
-            (session_id, handle, agent, cwd, lane_id, agent_pid, now, now, machine, developer),
+            (
+                session_id,
+                handle,
+                agent,
+                redact(cwd),
+                lane_id,
+                agent_pid,
+                now,
+                now,
+                machine,
+                developer,
+            ),
         )
 
     def refresh_session(
@@ -94,6 +109,7 @@ class SessionsMixin(StoreBase):
     ) -> None:
         sets = ["last_seen_at = ?"]
         params: list[Any] = [self.now()]
+        cwd = redact(cwd) if cwd else cwd
         for column, value in (("cwd", cwd), ("lane_id", lane_id), ("agent_pid", agent_pid)):
             if value is not None:
                 sets.append(f"{column} = ?")

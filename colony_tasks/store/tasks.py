@@ -6,8 +6,11 @@ import sqlite3
 
 from ..kinds import TaskMode, TaskStatus
 from ..models import Session, Task
+from ..redact import redact
 from .base import StoreBase
 from .sessions import SESSION_COLUMNS
+
+MAX_TITLE_CHARS = 500
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,7 +53,15 @@ class TasksMixin(StoreBase):
         cursor = self._run(
             "INSERT INTO tasks(title, mode, status, lane_id, created_by, created_at, coordinator,"
             " turn_holder) VALUES (?, ?, 'open', ?, ?, ?, ?, ?)",
-            (title, mode, lane_id, created_by, self.now(), coordinator, coordinator),
+            (
+                redact(title, MAX_TITLE_CHARS),
+                mode,
+                lane_id,
+                created_by,
+                self.now(),
+                coordinator,
+                coordinator,
+            ),
         )
         return int(cursor.lastrowid or 0)
 

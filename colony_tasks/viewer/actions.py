@@ -27,6 +27,8 @@ STEP_WORDING = {
     "chain_add": "Give {who} the turn to add it to chain {chain_id}.",
     "chain_create": "Start a chain with `colony-tasks chain create NAME`.",
     "embed": "Run `colony-tasks embed` first.",
+    "plan_show": "See the plan beside the thread.",
+    "take_next": "Take the next ready item with `colony-tasks plan take`.",
 }
 
 
@@ -90,3 +92,50 @@ def pass_turn(
         store, me(store, name, cwd), chain_id, target, str(fields.get("prompt") or "")
     )
     return {"id": posted.id, "task_id": chain_id, "kind": "turn", "notice": None}
+
+
+PLAN_ACTIONS = ("add", "reassign", "drop")
+
+
+def _ids(value: Any, what: str) -> list[int]:
+    """``"3, #4"`` or ``[3, 4]`` as item ids."""
+    parts = value if isinstance(value, list) else str(value or "").replace(",", " ").split()
+    return [n for n in (_int_or_none(p, what) for p in parts) if n is not None]
+
+
+def plan_action(
+    store: Store, name: str | None, cwd: str, task_id: int, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """The human changes the task's plan: ``action`` add (title, files, after), reassign
+    (item, to; empty ``to`` reopens it) or drop (item, reason)."""
+    action = str(fields.get("action") or "")
+    human = me(store, name, cwd)
+    if action == "add":
+        files = fields.get("files") or ""
+        spec = {
+            "title": str(fields.get("title") or ""),
+            "files": files if isinstance(files, list) else str(files).replace(",", " ").split(),
+            "depends_on": [f"#{i}" for i in _ids(fields.get("after"), "item after")],
+            "description": str(fields.get("description") or ""),
+        }
+        actions.plan_work(store, human, [spec], task_id=task_id)
+    elif action in ("reassign", "drop"):
+        item_id = _int_or_none(fields.get("item"), "item")
+        if item_id is None:
+            raise InvalidInput("Choose the item by its number, like 12.")
+        found = store.work_item(item_id)
+        if found is None or found.task_id != task_id:
+            raise NotFound(f"Task {task_id} has no work item #{item_id}.", "plan_show")
+        if action == "reassign":
+            to = str(fields.get("to") or "").strip() or None
+            actions.reassign_work(store, human, item_id, to)
+        else:
+            actions.drop_work(store, human, item_id, str(fields.get("reason") or "") or None)
+    else:
+        raise InvalidInput(f"Unknown plan action {action!r}; use one of {', '.join(PLAN_ACTIONS)}.")
+    return {
+        "id": store.max_observation_id(task_id),
+        "task_id": task_id,
+        "kind": "work",
+        "notice": None,
+    }

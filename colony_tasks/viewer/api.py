@@ -1,8 +1,9 @@
 """JSON endpoints beside the pages, built from the same :mod:`.data` dicts.
 
 ``GET /api/tasks``, ``/api/tasks/{id}``, ``/api/tasks/{id}/items?after=ID``, ``/api/claims``,
-``/api/sessions``, ``/api/search?q=``; ``POST /api/tasks/{id}/messages`` (JSON body, token in
-the ``X-Colony-Token`` header). Errors come back as ``{"error": sentence}``.
+``/api/sessions``, ``/api/search?q=``, ``/api/tasks/{id}/plan``; ``POST
+/api/tasks/{id}/messages`` and ``POST /api/tasks/{id}/plan`` (JSON body, token in the
+``X-Colony-Token`` header). Errors come back as ``{"error": sentence}``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def routes() -> list[Route]:
         Route("/api/tasks/{task_id:int}", task, methods=["GET"]),
         Route("/api/tasks/{task_id:int}/items", items, methods=["GET"]),
         Route("/api/tasks/{task_id:int}/messages", post_message, methods=["POST"]),
+        Route("/api/tasks/{task_id:int}/plan", plan, methods=["GET"]),
+        Route("/api/tasks/{task_id:int}/plan", plan_action, methods=["POST"]),
         Route("/api/claims", claims, methods=["GET"]),
         Route("/api/sessions", sessions, methods=["GET"]),
         Route("/api/search", search, methods=["GET"]),
@@ -103,16 +106,26 @@ def search(request: Request) -> Response:
     return _json(data.search_view(viewer_of(request).store, request.query_params.get("q", "")))
 
 
-async def post_message(request: Request) -> Response:
-    """Post as the human (``text``, ``kind``, ``to``, ``reply_to``, ``urgent``)."""
+async def _as_human(request: Request, action: Any) -> Response:
+    """Run a viewer action as the human on the task in the path, with the form's fields."""
     fields = await checked_fields(request)
     viewer = viewer_of(request)
     result = await run_in_threadpool(
-        actions.post_message,
-        viewer.store,
-        viewer.human_name,
-        viewer.cwd,
-        request.path_params["task_id"],
-        fields,
+        action, viewer.store, viewer.human_name, viewer.cwd, request.path_params["task_id"], fields
     )
     return _json(result, status=201)
+
+
+async def post_message(request: Request) -> Response:
+    """Post as the human (``text``, ``kind``, ``to``, ``reply_to``, ``urgent``)."""
+    return await _as_human(request, actions.post_message)
+
+
+def plan(request: Request) -> Response:
+    board = data.plan_view(viewer_of(request).store, request.path_params["task_id"])
+    return _json(board or {"columns": {}, "counts": {}, "ready": [], "stale": []})
+
+
+async def plan_action(request: Request) -> Response:
+    """Change the plan as the human: ``action`` add, reassign or drop (see the form)."""
+    return await _as_human(request, actions.plan_action)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import actions
+from .. import actions, work
 from .. import claims as claims_mod
 from ..errors import ColonyError, describe
 from ..kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
@@ -135,7 +135,33 @@ def thread_state(store: Store, task: Task) -> dict[str, Any]:
         "undelivered": info["undelivered"],
         "coordinator_handle": info["coordinator"],
         "turn_holder_handle": info["turn_holder"],
+        "plan": plan_view(store, task.id),
     }
+
+
+PLAN_COLUMNS = ("open", "taken", "blocked", "done")
+
+
+def plan_view(store: Store, task_id: int) -> dict[str, Any] | None:
+    """The plan as a board: columns open / taken / blocked / done (dropped with done), each
+    item with its owner, files, dependencies and whether it is ready or stale."""
+    board = actions.plan_show(store, task_id)
+    if not board.items:
+        return None
+    now = store.now()
+    ready, stale = set(board.ready), set(board.stale)
+    columns: dict[str, list[dict[str, Any]]] = {c: [] for c in PLAN_COLUMNS}
+    for item in board.items:
+        column = "done" if item.state == "dropped" else item.state
+        columns[column].append(
+            {
+                **item.to_dict(),
+                "ready": item.id in ready,
+                "stale": item.id in stale,
+                "stale_note": work.stale_note(item, now) if item.id in stale else None,
+            }
+        )
+    return {"columns": columns, "counts": board.counts, "ready": board.ready, "stale": board.stale}
 
 
 def thread_view(

@@ -1,7 +1,7 @@
 """HTML pages: lanes and tasks, a thread, claims, sessions, search; plus their live partials.
 
 Read-only handlers are plain functions (Starlette runs them in its thread pool, so a busy
-database never stalls the event loop). The two form posts verify the token first, then call
+database never stalls the event loop). The form posts verify the token first, then call
 :mod:`.actions` and redirect back to the thread (post/redirect/get), or re-render it with the
 core's sentence when the core refused.
 """
@@ -30,6 +30,7 @@ def routes() -> list[Route]:
         Route("/tasks/{task_id:int}/live", thread_live, methods=["GET"]),
         Route("/tasks/{task_id:int}/post", post_form, methods=["POST"]),
         Route("/tasks/{task_id:int}/pass", pass_form, methods=["POST"]),
+        Route("/tasks/{task_id:int}/plan", plan_form, methods=["POST"]),
         Route("/claims", claims_page, methods=["GET"], name="claims"),
         Route("/partials/claims", partial("_claims.html", data.claims_view), methods=["GET"]),
         Route("/sessions", sessions_page, methods=["GET"], name="sessions"),
@@ -98,7 +99,17 @@ def thread_context(
     context.update(data.thread_view(viewer.store, task_id, activity=activity))
     task = context["task"]
     query = "?activity=1" if activity else ""
-    draft = {"text": "", "kind": "note", "to": "", "reply_to": "", "pass_to": "", "prompt": ""}
+    draft = {
+        "text": "",
+        "kind": "note",
+        "to": "",
+        "reply_to": "",
+        "pass_to": "",
+        "prompt": "",
+        "title": "",
+        "files": "",
+        "after": "",
+    }
     reply = request.query_params.get("reply", "")
     if reply.isdigit():
         parent = viewer.store.get_observation(int(reply))
@@ -160,6 +171,10 @@ async def pass_form(request: Request) -> Response:
     return await _act(request, actions.pass_turn, "pass")
 
 
+async def plan_form(request: Request) -> Response:
+    return await _act(request, actions.plan_action, "plan")
+
+
 async def _act(request: Request, action: Any, form: str) -> Response:
     fields = await checked_fields(request)  # 403 before anything else happens
     viewer = viewer_of(request)
@@ -173,6 +188,8 @@ async def _act(request: Request, action: Any, form: str) -> Response:
         draft = fields
         if form == "pass":
             draft = {"pass_to": fields.get("to", ""), "prompt": fields.get("prompt", "")}
+        elif form == "plan":
+            draft = {k: fields.get(k, "") for k in ("title", "files", "after")}
         return await run_in_threadpool(
             _rerender,
             request,

@@ -1,0 +1,463 @@
+"""The secret rules :mod:`colony_tasks.redact` applies, as data.
+
+Each :class:`Rule` names the kind of secret (the ``<kind>`` of ``[REDACTED:<kind>]``), the
+lowercase substrings that must occur in a text before its pattern is compiled or run, and the
+pattern. A group named ``keep`` is a readable prefix kept in the output (``password=``,
+``Authorization: Bearer ``); everything else the pattern matches is replaced.
+
+Token formats follow each provider's public documentation and the rule sets of gitleaks and
+detect-secrets; the patterns are written anew for Python's ``re`` in a shape that cannot
+backtrack (tests/redos.py proves it for every rule, tests/test_redaction_rules.py holds an
+example per rule):
+
+- a rule starts with a literal anchor (or a bounded head) and every quantifier in the head is
+  bounded; per start position the matcher does a bounded amount of work;
+- an unbounded repeat is either in the *tail* (only optional items follow it, so once reached
+  the match succeeds and consumes what it scanned), or possessive over a class that excludes a
+  character of every anchor (so scans from different start positions never overlap).
+
+Order matters: provider formats first, then headers, URLs and flags, then generic assignments,
+which skip values an earlier rule already replaced.
+"""
+
+from __future__ import annotations
+
+
+class Rule:
+    """One rule: ``name`` (unique; tests key their examples on it), ``kind`` (shown in
+    ``[REDACTED:<kind>]``), ``triggers`` (lowercase substrings; the rule runs only if one
+    occurs), ``pattern`` and ``suffix`` (literal text put back after the marker)."""
+
+    __slots__ = (
+        "name",
+        "kind",
+        "triggers",
+        "pattern",
+        "suffix",
+        "spellings",
+        "skip_code",
+        "prefixed",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        triggers: tuple[str, ...],
+        pattern: str,
+        suffix: str = "",
+        spellings: tuple[str, ...] = (),
+        skip_code: bool = False,
+    ) -> None:
+        self.name, self.kind, self.triggers = name, kind, triggers
+        self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
+        self.skip_code = skip_code
+        # Starts with a literal: scanning a long text for it costs about what looking for a
+        # trigger does, so redact() skips the trigger test on long texts.
+        # (A spelled rule runs three patterns: testing its trigger first is cheaper.)
+        body = pattern.removeprefix("(?P<keep>")
+        special = set("\\()[]{}.^$|?*+@")
+        self.prefixed = len(body) > 1 and not (set(body[:2]) & special)
+
+    def __repr__(self) -> str:
+        return f"Rule({self.name!r})"
+
+    def sources(self, spelled: bool = True) -> list[str]:
+        """The patterns to run: one per spelling of the anchor word (``spelled``: fastest to
+        scan a long text), or one with the word case-insensitive (fastest to compile)."""
+        if not self.spellings:
+            return [self.pattern]
+        if not spelled:
+            return [self.pattern.replace(WORD, f"(?i:{self.spellings[0]})")]
+        return [self.pattern.replace(WORD, spelling) for spelling in self.spellings]
+
+
+# The anchor word in a pattern, written out once per spelling (``spellings``). A pattern that
+# starts with a literal lets ``re`` jump from one occurrence to the next, where a
+# case-insensitive one tries every position (ten to twenty times slower on a long text). The
+# rest of the pattern is case-insensitive: "passWord" is missed; "password", "PASSWORD",
+# "Password" (and so "dbPassword", "DB_PASSWORD") are not.
+WORD = "@WORD@"
+
+
+def _spell(word: str) -> tuple[str, str, str]:
+    return (word, word.upper(), word.capitalize())
+
+
+# Building blocks for the assignment rules, which run on the lowercased text. A name holding
+# a sensitive word, an optional closing quote, a separator, then the value. Values that are
+# code rather than data (booleans, None, type names, calls, references like $VAR or {{ x }})
+# are left alone. Every alternative starts with a literal, so `re` can skip ahead.
+_SEP = r"""["']?+[ \t]{0,8}+(?:=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
+_STRONG = r"(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd))"
+_SOFT = (
+    r"(?i:token|a(?:pi[_-]?key|uth(?:[_-]?key)?|cc(?:ess|ount)[_-]?key)|private[_-]?key"
+    r"|s(?:igning|ession|ecret)[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key"
+    r"|_key|-key|\.key)"
+)
+# Values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x) are not secrets;
+# rules with ``skip_code`` also leave code alone (booleans, None, type names, calls), which
+# redact() tells in Python: as a regex that list made each pattern slow to compile.
+_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`])"
+_UNQUOTED = r"[^\s\"'`,;)}\]]"
+# A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
+_VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
+
+_ENDS_SENSITIVE = (
+    r"(?i:(?<=pass)|(?<=passwd)|(?<=password)|(?<=passphrase)|(?<=secret)|(?<=credentials)"
+    r"|(?<=pwd)|(?<=token)|(?<=key))"
+)
+# A sensitive word ends the flag's name: --password, --db-password, --api-key, --token.
+_FLAG = (
+    r"(?i:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=secret)|(?<=token)|(?<=api-key)"
+    r"|(?<=apikey)|(?<=access-key)|(?<=auth-key)|(?<=cookie)|(?<=pass))"
+)
+
+# Assignments, one rule per sensitive word so each starts with a literal: `re` then jumps
+# from one occurrence of the word to the next instead of trying every position. Whatever
+# precedes the word (DB_, spring.datasource., "x-api-") stays visible.
+_STRING_PREFIX = r"""(?:[bBrRuUfF]{0,2}+["'])?+)"""  # closes the kept group: a quote, b"…"
+_STRONG_WORDS = (  # any value, one character or more
+    ("pass", r"(?i:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w))"),
+    ("secret", ""),
+    ("credential", r"(?i:s?)"),
+    ("pwd", r"(?i:(?<=[_-]pwd))"),
+)
+_SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digits
+    ("token", ""),
+    (
+        "key",
+        r"(?i:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)|(?<=accountkey)"
+        r"|(?<=privatekey)|(?<=signingkey)|(?<=sessionkey)|(?<=secretkey)|(?<=clientkey)"
+        r"|(?<=masterkey)|(?<=encryptionkey))",
+    ),
+    ("auth", ""),
+)
+_ASSIGNMENTS = tuple(
+    Rule(
+        f"assignment-{word}",
+        "secret",
+        (word,),
+        r"(?P<keep>"
+        + WORD
+        + rest
+        + r"[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
+        + _SEP
+        + _STRING_PREFIX
+        + _NOT_CODE
+        # to the closing quote when quoted (spaces and all), else one word
+        + r"""(?:(?<=")[^"\n]++|(?<=')[^'\n]++|(?<!["'])"""
+        + _UNQUOTED
+        + r"++)",
+        spellings=_spell(word),
+        skip_code=True,
+    )
+    for word, rest in _STRONG_WORDS
+) + tuple(
+    Rule(
+        f"assignment-{word}",
+        "secret",
+        (word,),
+        r"(?P<keep>"
+        + WORD
+        + rest
+        + r"(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
+        + _SEP
+        + _STRING_PREFIX
+        # the cheap length test first: most near misses fail it
+        + r"""(?:(?<=["'])(?=[^"'\n]{8})|(?<!["'])(?="""
+        + _UNQUOTED
+        + r"{8}))"
+        + _NOT_CODE
+        + r"""(?:(?<=["'])[^"'\n]++|(?![0-9]{1,64}+(?![^\s"',;)}\]]))"""
+        + _UNQUOTED
+        + r"++)",
+        spellings=_spell(word),
+        skip_code=True,
+    )
+    for word, rest in _SOFT_WORDS
+)
+
+RULES: tuple[Rule, ...] = (
+    # -- private keys (a block with no END drops the rest of the text) --------------------------
+    Rule(
+        "pem-private-key",
+        "private-key",
+        ("private key",),
+        r"-----BEGIN[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[^-]++|-(?!----END))*+(?:-----END[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----)?",
+    ),
+    Rule(
+        "putty-private-key",
+        "private-key",
+        ("private-lines:",),
+        r"(?P<keep>Private-Lines:[ \t]{0,4}+\d{1,4}+)(?:\r?\n[A-Za-z0-9+/=]++(?![^\r\n]))*+",
+    ),
+    # -- cloud ----------------------------------------------------------------------------------
+    Rule(
+        "aws-access-key",
+        "aws-access-key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa", "apka"),
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|APKA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "aws-secret-key",
+        "aws-secret-key",
+        ("secret_access_key", "secretaccesskey", "aws_secret_key", "secret-access-key"),
+        r"(?P<keep>"
+        + WORD
+        + r"(?i:[_-]?access[_-]?key|_key(?<=aws_secret_key))(?:"
+        + _SEP
+        + r"""|[ \t]{1,8}+)["']?+)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])""",
+        spellings=_spell("secret"),
+    ),
+    Rule(
+        "aws-session-token",
+        "aws-session-token",
+        ("session_token", "sessiontoken", "security-token", "security_token"),
+        r"(?P<keep>" + WORD + r"(?i:ssion_?token|curity[-_]token)" + _SEP + r"""["']?+)"""
+        r"[A-Za-z0-9/+=]{16,}+",
+        spellings=("se", "SE", "Se"),
+    ),
+    Rule("gcp-api-key", "google-api-key", ("aiza",), r"AIza[0-9A-Za-z_-]{35}"),
+    Rule("gcp-oauth-secret", "google-oauth-secret", ("gocspx-",), r"GOCSPX-[A-Za-z0-9_-]{20,}+"),
+    Rule("gcp-oauth-token", "google-oauth-token", ("ya29.",), r"ya29\.[A-Za-z0-9_-]{20,}+"),
+    Rule("gcp-refresh-token", "google-oauth-token", ("1//0",), r"1//0[A-Za-z0-9_-]{30,}+"),
+    Rule(
+        "azure-storage-key",
+        "azure-key",
+        ("accountkey",),
+        r"(?P<keep>" + WORD + r"[ \t]{0,4}+=[ \t]{0,4}+)[A-Za-z0-9+/]{20,}+={0,2}+",
+        spellings=("AccountKey", "accountkey", "ACCOUNTKEY"),
+    ),
+    Rule(
+        "azure-shared-access-key",
+        "azure-key",
+        ("sharedaccesskey",),
+        r"(?P<keep>" + WORD + r"[ \t]{0,4}+=[ \t]{0,4}+)"
+        r"[A-Za-z0-9+/]{20,}+={0,2}+",
+        spellings=("SharedAccessKey", "sharedaccesskey", "SHAREDACCESSKEY"),
+    ),
+    Rule(
+        "azure-client-secret",
+        "azure-client-secret",
+        ("q~",),
+        r"Q~(?<=[A-Za-z0-9_~.-]{3}[0-9]Q~)[A-Za-z0-9_~.-]{31,34}+",
+    ),
+    # -- VCS and package registries -------------------------------------------------------------
+    Rule(
+        "github-token",
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"gh[pousr]_[A-Za-z0-9]{30,}+",
+    ),
+    Rule("github-fine-grained", "github-token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{30,}+"),
+    Rule(
+        "gitlab-token",
+        "gitlab-token",
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glft-", "glsoat-"),
+        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|soat)-[A-Za-z0-9_.-]{20,}+",
+    ),
+    Rule("gitlab-runner", "gitlab-token", ("gr1348941",), r"GR1348941[A-Za-z0-9_-]{20,}+"),
+    Rule("npm-token", "npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36,}+"),
+    Rule("pypi-token", "pypi-token", ("pypi-",), r"pypi-AgE[A-Za-z0-9_-]{50,}+"),
+    Rule("huggingface-token", "huggingface-token", ("hf_",), r"hf_[A-Za-z0-9]{30,}+"),
+    Rule("huggingface-org", "huggingface-token", ("api_org_",), r"api_org_[A-Za-z0-9]{30,}+"),
+    Rule("docker-pat", "docker-token", ("dckr_pat_",), r"dckr_pat_[A-Za-z0-9_-]{20,}+"),
+    # -- AI providers ---------------------------------------------------------------------------
+    Rule("anthropic-key", "anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_-]{16,}+"),
+    Rule(
+        "openai-key",
+        "openai-key",
+        ("sk-",),
+        r"sk-(?<![\w-]sk-)(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_-]{20,}+",
+    ),
+    Rule("groq-key", "groq-key", ("gsk_",), r"gsk_[A-Za-z0-9]{40,}+"),
+    Rule("replicate-token", "replicate-token", ("r8_",), r"r8_[A-Za-z0-9]{30,}+"),
+    Rule("perplexity-key", "perplexity-key", ("pplx-",), r"pplx-[A-Za-z0-9]{40,}+"),
+    Rule("xai-key", "xai-key", ("xai-",), r"xai-[A-Za-z0-9]{60,}+"),
+    Rule("langsmith-key", "langsmith-key", ("lsv2_",), r"lsv2_(?:pt|sk)_[A-Za-z0-9_]{30,}+"),
+    # -- chat and webhooks ----------------------------------------------------------------------
+    Rule("slack-token", "slack-token", ("xox",), r"xox[abposre]-[A-Za-z0-9-]{10,}+"),
+    Rule("slack-app-token", "slack-token", ("xapp-",), r"xapp-[0-9]-[A-Za-z0-9-]{10,}+"),
+    Rule(
+        "slack-webhook",
+        "slack-webhook",
+        ("hooks.slack.com",),
+        r"(?P<keep>hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9/_-]++",
+    ),
+    Rule(
+        "discord-webhook",
+        "discord-webhook",
+        ("discord",),
+        r"(?P<keep>discord(?:app)?\.com/api/webhooks/)[0-9]{5,}+/[A-Za-z0-9_-]++",
+    ),
+    Rule(
+        "teams-webhook",
+        "teams-webhook",
+        ("webhook.office.com",),
+        r"(?P<keep>webhook\.office\.com/)[A-Za-z0-9/@._-]++",
+    ),
+    Rule("telegram-bot-token", "telegram-bot-token", (":aa",), r":AA[A-Za-z0-9_-]{33}(?![\w-])"),
+    # -- payments -------------------------------------------------------------------------------
+    Rule(
+        "stripe-key",
+        "stripe-key",
+        ("sk_live_", "sk_test_"),
+        r"sk_(?:live|test)_[A-Za-z0-9]{16,}+",
+    ),
+    Rule(
+        "stripe-restricted-key",
+        "stripe-key",
+        ("rk_live_", "rk_test_"),
+        r"rk_(?:live|test)_[A-Za-z0-9]{16,}+",
+    ),
+    Rule(
+        "stripe-webhook-secret", "stripe-webhook-secret", ("whsec_",), r"whsec_[A-Za-z0-9+/=]{20,}+"
+    ),
+    Rule("square-token", "square-token", ("sq0atp-", "sq0csp-"), r"sq0(?:atp|csp)-[\w-]{22,}+"),
+    Rule(
+        "braintree-token",
+        "braintree-token",
+        ("access_token$",),
+        r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}",
+    ),
+    Rule(
+        "shopify-token",
+        "shopify-token",
+        ("shpat_", "shpss_", "shpca_", "shppa_"),
+        r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    ),
+    # -- email and SMS --------------------------------------------------------------------------
+    Rule("sendgrid-key", "sendgrid-key", ("sg.",), r"SG\.[\w-]{20,24}\.[\w-]{40,}+"),
+    Rule("twilio-key", "twilio-key", ("sk",), r"SK(?<![\w]SK)[0-9a-f]{32}(?![0-9a-zA-Z])"),
+    Rule("mailgun-key", "mailgun-key", ("key-",), r"key-(?<![\w-]key-)[0-9a-f]{32}(?![\w])"),
+    Rule(
+        "brevo-key",
+        "brevo-key",
+        ("xkeysib-", "xsmtpsib-"),
+        r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+    ),
+    # -- tokens in general ----------------------------------------------------------------------
+    Rule(
+        "jwt",
+        "jwt",
+        ("eyj",),
+        # Anchored on the '.' before the payload ('.' is not in the run's class), so scans
+        # from different start positions never overlap; the header stays (it holds no secret).
+        r"\.eyJ[A-Za-z0-9_-]{8,}+\.(?:[A-Za-z0-9_-]++)?+",
+    ),
+    # -- HTTP -----------------------------------------------------------------------------------
+    Rule(
+        "authorization-header",
+        "bearer-token",
+        ("authorization",),
+        r"(?P<keep>" + WORD + r"""["']?+[ \t]{0,8}+[:=][ \t]{0,8}+["']?+"""
+        r"(?i:(?:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)[ \t]{1,8}+)?+)"
+        r"""(?!\[REDACTED)[^\s"'`,;]{4,}+""",
+        spellings=_spell("authorization"),
+    ),
+    Rule(
+        "bearer-token",
+        "bearer-token",
+        ("bearer",),
+        r"(?P<keep>" + WORD + r"[ \t]{1,8}+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{12,}+=*+",
+        spellings=_spell("bearer"),
+    ),
+    Rule(
+        "cookie-header",
+        "cookie",
+        ("cookie",),
+        r"(?P<keep>" + WORD + r"""[ \t]{0,8}+:[ \t]{0,8}+)[^\r\n"']++""",
+        spellings=_spell("cookie"),
+    ),
+    # -- URLs -----------------------------------------------------------------------------------
+    Rule(
+        "url-credentials",
+        "password",
+        ("://",),
+        # scheme://user:password@host and scheme://:password@host; the password may hold '@'
+        # (the last '@' before the host ends it). The scans exclude '/', part of the anchor.
+        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:[^\s/@]*+@)++",
+        "@",
+    ),
+    Rule(
+        "url-query-secret",
+        "secret",
+        ("sig=", "signature=", "token=", "secret=", "password=", "key=", "credential=", "auth="),
+        r"(?P<keep>[?&;](?i:x-amz-signature|x-amz-security-token|x-amz-credential"
+        r"|x-goog-signature|x-goog-credential|signature|sig|token|access_token|id_token"
+        r"|refresh_token|auth|api_key|apikey|key|secret|client_secret|password|passwd|pwd"
+        r"|code|credential)=)(?!\[REDACTED)[^&#\s\"'<>]++",
+    ),
+    # -- command-line flags ---------------------------------------------------------------------
+    Rule(
+        "cli-password-flag",
+        "password",
+        ("--",),
+        # The flag's name is one to four words ending in a sensitive one (--db-password, not
+        # --password-stdin); the name's scan stops at "--", so runs of dashes cost nothing.
+        r"(?P<keep>--(?<!---)[A-Za-z0-9]{1,16}+(?:[-_][A-Za-z0-9]{1,16}+){0,3}+"
+        + _FLAG
+        + r"(?:=|[ \t]{1,8}+))(?!-)(?!\[REDACTED)"
+        + _VALUE,
+    ),
+    Rule(
+        "cli-user-password",
+        "password",
+        ("-u", "--user"),
+        r"(?P<keep>-(?<![\w-]-)(?:u|-user)(?:[ \t]{1,8}+|=)[\"']?+[^\s:\"'@]{1,128}+:)"
+        r"(?![0-9]{1,16}+(?![^\s\"']))(?!\[REDACTED)[^\s\"'`]++",
+    ),
+    # -p only after a command known to take a password there (mkdir -p, ssh -p are not):
+    # sshpass, `<tool> login` (docker, podman, helm registry, az, oc, cf), mysql and mariadb
+    # clients, redis-cli -a. One literal anchor per rule; the scan to the flag is bounded.
+    Rule(
+        "cli-sshpass",
+        "password",
+        ("sshpass",),
+        r"(?P<keep>sshpass[ \t]{1,8}+-p[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-login-p",
+        "password",
+        ("login",),
+        r"(?P<keep>login[^\n|;&]{0,32}? -p[ \t]{0,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-mysql-p",
+        "password",
+        ("mysql", "mariadb"),
+        r"(?P<keep>m(?:ysql|ariadb)[^\n|;&]{0,32}? -p)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    Rule(
+        "cli-redis-a",
+        "password",
+        ("redis-cli",),
+        r"(?P<keep>redis-cli[^\n|;&]{0,32}? -a[ \t]{1,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
+    Rule(
+        "name-value-pair",
+        "secret",
+        ("value:",),
+        # Kubernetes env lists and the like: `- name: DB_PASSWORD` then `value: …`.
+        # The name is read whole, then must end in a sensitive word (DB_PASSWORD, API_TOKEN,
+        # STRIPE_SECRET_KEY; not SECRET_KEY_ID).
+        r"(?P<keep>name:[ \t]{0,8}+[\"']?+[\w.-]{1,64}+"
+        + _ENDS_SENSITIVE
+        + r"[\"']?+[ \t]{0,8}+\r?\n[ \t-]{0,32}+value:[ \t]{0,8}+)"
+        r"(?!\[REDACTED)[^\n]++",
+    ),
+    Rule(
+        "yaml-password",
+        "secret",
+        ("pass", "pwd", "secret", "credential"),
+        # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
+        # Anchored on the newline before the key (redact() puts one before the text).
+        r"(?P<keep>\n[ \t-]{0,32}+[\w.-]{0,20}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
+        r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
+        skip_code=True,
+    ),
+    *_ASSIGNMENTS,
+)

@@ -1,0 +1,157 @@
+"""One example per redaction rule: the rule alone removes the secret and names its kind."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from colony_tasks import redact, redact_rules
+from colony_tasks.redact_rules import RULES
+from tests import secret_corpus as s
+
+# rule name -> (text, the secret in it, the prefix the rule keeps visible)
+EXAMPLES: dict[str, tuple[str, str, str]] = {
+    "pem-private-key": (f"cat key\n{s.EC_PEM}\ndone", s.EC_BODY, "cat key\n"),
+    "putty-private-key": (
+        "PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\nAAAAIBx9pZ0example0key0data=\n"
+        "Private-MAC: 00",
+        "AAAAIBx9pZ0example0key0data=",
+        "Private-Lines: 1",
+    ),
+    "aws-access-key": (f"id {s.AWS_ID2} ok", s.AWS_ID2, "id "),
+    "aws-secret-key": (f"aws_secret_access_key={s.AWS_SECRET2}", s.AWS_SECRET2, "access_key="),
+    "aws-session-token": (f"aws_session_token = {s.AWS_SESSION}", s.AWS_SESSION, "token = "),
+    "gcp-api-key": (f"key {s.GCP_KEY}", s.GCP_KEY, "key "),
+    "gcp-oauth-secret": (f"secret {s.GCP_OAUTH_SECRET}", s.GCP_OAUTH_SECRET, ""),
+    "gcp-oauth-token": (f"token {s.GCP_ACCESS}", s.GCP_ACCESS, ""),
+    "gcp-refresh-token": ("refresh 1//0" + s.OPAQUE, "1//0" + s.OPAQUE, "refresh "),
+    "azure-storage-key": (f"AccountName=x;AccountKey={s.AZURE_KEY};", s.AZURE_KEY, "AccountKey="),
+    "azure-shared-access-key": (
+        f"Endpoint=sb://x/;SharedAccessKey={s.AZURE_KEY}",
+        s.AZURE_KEY,
+        "SharedAccessKey=",
+    ),
+    "azure-client-secret": (f"secret {s.AZURE_CLIENT_SECRET}", s.AZURE_CLIENT_SECRET[4:], ""),
+    "github-token": (f"use {s.GHS}", s.GHS, "use "),
+    "github-fine-grained": (f"use {s.GH_PAT2}", s.GH_PAT2, "use "),
+    "gitlab-token": (f"use {s.GLDT}", s.GLDT, "use "),
+    "gitlab-runner": (f"use {s.GL_RUNNER}", s.GL_RUNNER, "use "),
+    "npm-token": (f"use {s.NPM2}", s.NPM2, "use "),
+    "pypi-token": (f"use {s.PYPI}", s.PYPI, "use "),
+    "huggingface-token": (f"use {s.HF}", s.HF, "use "),
+    "huggingface-org": ("use api_org_" + s.HF[3:], "api_org_" + s.HF[3:], "use "),
+    "docker-pat": ("use dckr_pat_" + s.OPAQUE, "dckr_pat_" + s.OPAQUE, "use "),
+    "anthropic-key": (f"use {s.ANTHROPIC2}", s.ANTHROPIC2, "use "),
+    "openai-key": (f"use {s.OPENAI_SVC}", s.OPENAI_SVC, "use "),
+    "groq-key": (f"use {s.GROQ}", s.GROQ, "use "),
+    "replicate-token": (f"use {s.REPLICATE}", s.REPLICATE, "use "),
+    "perplexity-key": (f"use {s.PPLX}", s.PPLX, "use "),
+    "xai-key": (f"use {s.XAI}", s.XAI, "use "),
+    "langsmith-key": ("use lsv2_pt_" + s.GROQ[4:], "lsv2_pt_" + s.GROQ[4:], "use "),
+    "slack-token": (f"use {s.SLACK_BOT2}", s.SLACK_BOT2, "use "),
+    "slack-app-token": (f"use {s.SLACK_APP}", s.SLACK_APP, "use "),
+    "slack-webhook": (f"post {s.SLACK_HOOK2}", s.SLACK_HOOK_PATH, "https://hooks.slack.com/"),
+    "discord-webhook": (
+        f"https://discord.com/api/webhooks/{s.DISCORD_TAIL}",
+        s.DISCORD_TAIL,
+        "https://discord.com/api/webhooks/",
+    ),
+    "teams-webhook": (
+        f"https://acme.webhook.office.com/{s.TEAMS_TAIL}",
+        s.TEAMS_TAIL,
+        "https://acme.webhook.office.com/",
+    ),
+    "telegram-bot-token": (f"bot{s.TELEGRAM}/getMe", s.TELEGRAM, "bot"),
+    "stripe-key": (f"use {s.STRIPE_TEST}", s.STRIPE_TEST, "use "),
+    "stripe-restricted-key": (f"use {s.STRIPE_RK}", s.STRIPE_RK, "use "),
+    "stripe-webhook-secret": (f"use {s.STRIPE_WHSEC}", s.STRIPE_WHSEC, "use "),
+    "square-token": (f"use {s.SQUARE}", s.SQUARE, "use "),
+    "braintree-token": (
+        "use access_token$production$" + s.HEX[:16] + "$" + s.TWILIO_AUTH,
+        s.TWILIO_AUTH,
+        "use ",
+    ),
+    "shopify-token": (f"use {s.SHOPIFY}", s.SHOPIFY, "use "),
+    "sendgrid-key": (f"use {s.SENDGRID}", s.SENDGRID, "use "),
+    "twilio-key": (f"use {s.TWILIO_SK}", s.TWILIO_SK, "use "),
+    "mailgun-key": (f"use {s.MAILGUN}", s.MAILGUN, "use "),
+    "brevo-key": (f"use {s.BREVO}", s.BREVO, "use "),
+    "jwt": (f"id {s.JWT2}", s.JWT2, "id eyJ"),
+    "authorization-header": (f"Authorization: Basic {s.BASIC}", s.BASIC, "Authorization: Basic "),
+    "bearer-token": (f"-H 'Bearer {s.OPAQUE}'", s.OPAQUE, "-H 'Bearer "),
+    "cookie-header": (f"Cookie: sid={s.SESSION_COOKIE}; a=b", s.SESSION_COOKIE, "Cookie: "),
+    "url-credentials": (f"redis://:{s.PW_AT}@cache:6379", s.PW_AT, "redis://:"),
+    "url-query-secret": (f"https://x/y?a=1&sig={s.S3_SIG}&b=2", s.S3_SIG, "https://x/y?a=1&sig="),
+    "cli-password-flag": (f"tool --db-password {s.PW[0]} -v", s.PW[0], "tool --db-password "),
+    "cli-user-password": (f"curl -u admin:{s.PW[1]} x", s.PW[1], "curl -u admin:"),
+    "cli-sshpass": (f"sshpass -p {s.PW[2]} ssh h", s.PW[2], "sshpass -p "),
+    "cli-login-p": (f"oc login -u dev -p {s.PW[0]} https://x", s.PW[0], "oc login -u dev -p "),
+    "cli-mysql-p": (f"mysql -u root -p{s.PW[1]} app", s.PW[1], "mysql -u root -p"),
+    "cli-redis-a": (f"redis-cli -h c -a {s.PW[3]} ping", s.PW[3], "redis-cli -h c -a "),
+    "name-value-pair": (
+        f"- name: WEBHOOK_SECRET\n  value: {s.PW[3]}",
+        s.PW[3],
+        "- name: WEBHOOK_SECRET\n  value: ",
+    ),
+    "yaml-password": (f"db:\n  password: {s.PHRASE}\n", s.PHRASE, "db:\n  password: "),
+    "assignment-pass": (f'{{"db_password": "{s.PHRASE2}"}}', s.PHRASE2, '{"db_password": "'),
+    "assignment-secret": (f"APP_SECRET_KEY='{s.PW[0]}'", s.PW[0], "SECRET_KEY='"),
+    "assignment-credential": (f"credentials: {s.PW[1]}", s.PW[1], "credentials: "),
+    "assignment-pwd": (f"MYSQL_PWD={s.PW[2]} mysql", s.PW[2], "MYSQL_PWD="),
+    "assignment-token": (f'auth_token: "{s.OPAQUE}"', s.OPAQUE, 'auth_token: "'),
+    "assignment-key": (f"SIGNING_KEY={s.OPAQUE}", s.OPAQUE, "SIGNING_KEY="),
+    "assignment-auth": (f"auth = {s.OPAQUE}", s.OPAQUE, "auth = "),
+}
+
+
+def test_every_rule_has_an_example_and_names_are_unique():
+    names = [rule.name for rule in RULES]
+    assert len(names) == len(set(names))
+    assert sorted(EXAMPLES) == sorted(names)
+
+
+def test_every_rule_has_triggers_in_lowercase():
+    assert all(rule.triggers and all(t == t.lower() for t in rule.triggers) for rule in RULES)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.name)
+def test_the_rule_alone_removes_its_example_secret_and_keeps_the_prefix(rule):
+    text, secret, prefix = EXAMPLES[rule.name]
+    assert secret in text
+    assert any(trigger in text.lower() for trigger in rule.triggers)
+    cleaned = redact.apply_rule(rule, text)
+    assert secret not in cleaned
+    assert f"[REDACTED:{rule.kind}]" in cleaned
+    assert prefix in cleaned
+    assert secret not in redact.redact(text)
+
+
+def test_no_rule_is_case_insensitive_as_a_whole():
+    # (?i) on the whole pattern would make re try every position instead of skipping ahead
+    for rule in RULES:
+        for source in rule.sources(True) + rule.sources(False):
+            assert re.compile(source).flags & re.IGNORECASE == 0, rule.name
+            assert redact_rules.WORD not in source
+
+
+def test_spelled_rules_catch_each_spelling_of_their_word():
+    padding = "x " * redact.LONG_TEXT  # a long text runs the spelled patterns
+    for name in ("password", "PASSWORD", "Password", "dbPassword", "DB_PASSWORD"):
+        assert redact.redact(f"{name} = hunter2-x {padding}").startswith(
+            f"{name} = [REDACTED:secret] x"
+        )
+    for name in ("password", "PASSWORD", "Password", "dbPassword", "DB_PASSWORD", "Db_Password"):
+        assert redact.redact(f"{name} = hunter2-x") == f"{name} = [REDACTED:secret]"
+    for name in ("authorization", "AUTHORIZATION", "Authorization"):
+        assert redact.redact(f"{name}: Basic dXNlcjpwYXNz") == (
+            f"{name}: Basic [REDACTED:bearer-token]"
+        )
+
+
+def test_the_kept_prefix_is_the_first_group():
+    # redact() keeps match.group(1): faster than looking the name up on every match
+    for rule in RULES:
+        for source in rule.sources():
+            groups = re.compile(source).groupindex
+            assert groups.get("keep", 1) == 1, rule.name
