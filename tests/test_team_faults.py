@@ -92,20 +92,23 @@ def test_a_relay_killed_mid_flush_loses_nothing_and_applies_nothing_twice(
         payload = claude("user-prompt-submit", "s1", laptop.clone, prompt=f"backlog {i}")
         box.put(f"k{i}", "user-prompt-submit", "claude", payload, session_id="s1", agent_pid=1)
     box.close()
-    # The next hook starts a relay, which flushes the backlog; kill -9 it part-way.
-    say(laptop, "s1", "wake")
-    pid = wait_for(laptop.relay_pid)
+    # A relay starts (as a hook would start it) and flushes the backlog; kill -9 it part-way.
+    relay = subprocess.Popen(
+        [sys.executable, "-m", "colony_tasks.relay.daemon"],
+        env={**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env},
+    )
     wait_for(lambda: len(prompts(pg_url, "s1")) > 0, timeout=60, step=0.005)
-    os.kill(pid, signal.SIGKILL)
+    relay.kill()
+    relay.wait(30)
     left = pending(laptop)
+    assert 0 < left < 300  # the kill landed mid-flush
     # Another hook starts a new relay, which finishes the job.
     say(laptop, "s1", "after the kill")
     wait_for(lambda: pending(laptop) == 0, timeout=60)
     seen = prompts(pg_url, "s1")
     backlog = [t for t in seen if t.startswith("backlog")]
     assert backlog == [f"backlog {i}" for i in range(300)]
-    assert seen.count("wake") == 1 and seen[-1] == "after the kill"
-    assert 0 < left < 301  # the kill landed mid-flush
+    assert seen[-1] == "after the kill" and len(seen) == 301
 
 
 def test_an_event_committed_before_a_crash_is_not_applied_again(
