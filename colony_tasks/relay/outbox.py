@@ -1,6 +1,7 @@
 """The relay's durable local outbox: agent events stored before any delivery attempt.
 
-One SQLite file per user and store (``outbox-<store key>.db`` under the data folder, 0600).
+One SQLite file per user and store (``outbox-<store key>.db`` under the data folder, 0600,
+``secure_delete`` on: an applied event's raw payload does not linger in free pages).
 Rows are applied in ``id`` order and deleted once applied; a row that keeps failing for a
 reason other than the server being away is marked ``stuck`` after :data:`MAX_ATTEMPTS` and
 left for ``colony-tasks doctor`` to show. ``notices`` remembers which sessions were told that
@@ -61,6 +62,9 @@ class Outbox:
         # NORMAL in WAL mode: a committed row survives any process crash (kill -9 included);
         # only a power loss can take the last few.
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        # Spooled payloads are the agent's raw events (redaction happens when the relay applies
+        # them): zero their bytes when a row is deleted instead of leaving them in free pages.
+        self.conn.execute("PRAGMA secure_delete = ON")
         if not self.conn.execute("PRAGMA user_version").fetchone()[0]:
             self.conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = 1; COMMIT;")
 
