@@ -114,9 +114,14 @@ def hand_off(
     files: Sequence[str] = (),
     task_id: int | None = None,
 ) -> Outcome:
+    """Hand work off; only files you hold a claim on are handed over (``message`` names the
+    rest)."""
     me = session_of(store, me)
     posted = handoffs.hand_off(store, me, summary, to=to, files=files, task_id=task_id)
-    return _outcome(store, me, posted)
+    stored = store.get_observation(posted.id)
+    skipped = stored.meta.get("skipped", []) if stored is not None else []
+    note = handoffs.skipped_note(skipped)
+    return _outcome(store, me, posted)._replace(ok=not skipped if files else None, message=note)
 
 
 def accept_handoff(store: Store, me: Session | str, handoff_id: int) -> handoffs.Accepted:

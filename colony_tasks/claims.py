@@ -15,6 +15,7 @@ from . import lanes
 from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
+from .messages import MAX_MESSAGE_CHARS
 from .models import Lane, Session, record
 from .redact import redact
 from .sessions import session_of
@@ -302,6 +303,11 @@ def claim(
     if isinstance(paths, str) or not paths:
         raise InvalidInput("Pass a non-empty list of paths or globs to claim.")
     ttl = validate_ttl(ttl_minutes)
+    if note and len(note) > MAX_MESSAGE_CHARS:
+        raise InvalidInput(
+            f"The claim note is {len(note)} characters; the limit is {MAX_MESSAGE_CHARS}."
+            " Say why in a sentence and put details in a file."
+        )
     lane = session_lane(store, session)
     rel = list(dict.fromkeys(normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths))
     with store.transaction():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .errors import InvalidInput
 from .globs import matches
-from .kinds import THREAD_KINDS, ItemStatus, ObsKind
+from .kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode
 from .models import Observation, Session, record
 from .sessions import session_of
 from .store import Store
@@ -100,6 +100,9 @@ def updates_since(
     kinds = (*THREAD_KINDS, ObsKind.EDIT)
     with store.transaction():
         task = task_for(store, session, task_id)
+        reader_only = task.mode == TaskMode.CHAIN and not store.is_participant(task.id, session.id)
+        if since_id is None and reader_only:
+            since_id = 0  # reading a chain never joins it: only its coordinator adds
         if since_id is not None:
             rows = store.observations_after(task.id, int(since_id), kinds=kinds, limit=5000)
             items = _relevant(store, session, rows, skip_delivered=False)
@@ -159,5 +162,5 @@ def pending_for(
         statuses=(ItemStatus.PENDING,),
         task_ids=task_ids,
         exclude_author=session.id,
-        to_any_of=(session.handle, session.id, session.agent),
+        to_any_of=(session.handle, session.agent),  # handles, never ids (addressed_to)
     )

@@ -9,12 +9,17 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 from . import backend, paths, sessions, settings, work
 from .embeddings import MODEL_IDS
+from .install import status
+from .install.files import InstallError
+from .install.locate import repo_root
 from .store import Store, open_store
 from .store.pg_schema import LATEST as PG_LATEST
+from .store.pg_schema import TABLES as PG_TABLES
 from .store.schema import LATEST
 
 SILENT_SESSION = 24 * 3600
@@ -27,15 +32,10 @@ def check(name: str, ok: bool, detail: str, *, fixable: bool = False) -> dict[st
 
 
 def hook_log_errors(since: float) -> list[str]:
-    """Failure lines of the hook log (and its fallback) newer than ``since``."""
+    """Failure lines of this store's hook log (and its own fallback) newer than ``since``."""
     found = []
     for path in (paths.log_path(), paths.fallback_log_path()):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.readlines()
-        except OSError:
-            continue
-        for line in lines:
+        for line in paths.read_log(path):
             try:
                 stamp = time.mktime(time.strptime(line[:19], "%Y-%m-%dT%H:%M:%S"))
             except ValueError:
@@ -105,6 +105,31 @@ def _schema(store: Store) -> dict[str, Any]:
     return check("schema", version == latest, detail)
 
 
+def missing_tables(store: Store) -> list[str]:
+    """Tables the current schema has that this database lacks (a version that says it is
+    current over tables that were dropped or never created)."""
+    if store.backend == "postgresql":
+        return sorted(PG_TABLES - set(store.table_names()))
+    blank = Store(":memory:")
+    try:
+        expected = set(blank.table_names())
+    finally:
+        blank.close()
+    return sorted(expected - set(store.table_names()))
+
+
+def _tables(store: Store) -> dict[str, Any]:
+    missing = missing_tables(store)
+    detail = "all present" if not missing else f"missing: {', '.join(missing)}. " + MISSING_STEP
+    return check("tables", not missing, detail)
+
+
+MISSING_STEP = (
+    "The schema version says these exist, so migrations will not recreate them: move"
+    " colony.db aside (it is kept for inspection) and a new one is created on the next event."
+)
+
+
 def _integrity_check(store: Store) -> dict[str, Any]:
     integrity = _integrity(store)
     detail = "; ".join(integrity[:5])
@@ -170,6 +195,19 @@ def _vectors(store: Store) -> dict[str, Any]:
     return check("vectors", not stale_models, f"{detail} (configured: {configured or 'none'})")
 
 
+def _registration(store: Store) -> dict[str, Any]:
+    """Whether the agents can run the hooks here (see :mod:`colony_tasks.install.status`)."""
+    try:
+        root: Path | None = repo_root()
+    except InstallError:
+        root = None
+    problems, notes = status.report(root)
+    detail = " ".join(problems) or "registered"
+    if notes:
+        detail += " Note: " + " ".join(notes)
+    return check("hooks", not problems, detail)
+
+
 def _hook_log(store: Store) -> dict[str, Any]:
     errors = hook_log_errors(time.time() - LOG_WINDOW)
     last = f"; last: {errors[-1]}" if errors else ""
@@ -178,6 +216,7 @@ def _hook_log(store: Store) -> dict[str, Any]:
 
 CHECKS = (
     ("schema", _schema),
+    ("tables", _tables),
     ("integrity", _integrity_check),
     ("fts", _fts),
     ("wal", _wal),
@@ -186,6 +225,7 @@ CHECKS = (
     ("work", _work),
     ("vectors", _vectors),
     ("hook log", _hook_log),
+    ("hooks", _registration),
 )
 
 
@@ -198,6 +238,9 @@ def repair(store: Store) -> list[str]:
             f" ({'; '.join(integrity[:2])}). Copy colony.db aside for inspection; hooks keep"
             " failing open until it is replaced (a new one is created on the next event)."
         ]
+    missing = missing_tables(store)
+    if missing:
+        return [f"Skipped the repairs: tables missing ({', '.join(missing)}). {MISSING_STEP}"]
     done = []
     if store.fts_indexed_count() != store.count_observations() or not store.fts_consistent():
         store.rebuild_fts()

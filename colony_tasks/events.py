@@ -9,6 +9,8 @@ Standard library only: every hook process imports this module.
 
 from __future__ import annotations
 
+import zlib
+
 from . import activity, briefing, delivery, settings
 from . import claims as claims_mod
 from . import sessions as sessions_mod
@@ -41,6 +43,21 @@ class Result(record("Result", "context deny", defaults=(None, None))):  # type: 
 
 
 NOTHING = Result()
+DUPLICATE_WINDOW_SECONDS = 60
+
+
+def first_time(store: Store, event: str, payload: bytes) -> bool:
+    """Whether this is the first hook to see this exact payload for this event.
+
+    With colony-tasks installed at both user and project scope (or a plugin beside an
+    install), the agent runs each of our hooks twice with byte-identical input; without this
+    every prompt, edit and command would be recorded twice. Both agents put a fresh id in
+    every payload they mean to be distinct (Claude's ``prompt_id`` and ``tool_use_id``,
+    Codex's ``turn_id`` and ``tool_use_id``), so (session, event, turn) is in the bytes; a
+    SessionStart/Stop repeated identically within the window only refreshes the session.
+    """
+    digest = f"{zlib.crc32(payload):08x}{zlib.adler32(payload):08x}{len(payload):x}"
+    return store.first_sighting(f"{event}:{digest}", DUPLICATE_WINDOW_SECONDS)
 
 
 def _joined(parts: Sequence[str | None]) -> Result:
@@ -50,8 +67,11 @@ def _joined(parts: Sequence[str | None]) -> Result:
 
 def _session(store: Store, event: Event) -> Session:
     """The event's session, registered on first sight (hooks installed mid-session), moved
-    when its folder changed, reopened after an end."""
+    when its folder changed, reopened after an end — only by the agent process that owns it
+    (:func:`colony_tasks.sessions.check_owner`)."""
     session = store.get_session(event.session_id) if event.session_id else None
+    if session is not None:
+        sessions_mod.check_owner(session, event.agent_pid)
     if session is None or (event.cwd and event.cwd != session.cwd) or session.ended_at is not None:
         return sessions_mod.register(
             store,
@@ -152,8 +172,10 @@ def stop(store: Store, event: Event) -> Result:
 
 
 def session_end(store: Store, event: Event) -> Result:
-    """End the session and release its claims."""
+    """End the session and release its claims — unless it belongs to another live agent
+    process (a payload that merely carries its id ends nothing)."""
     session = store.get_session(event.session_id) if event.session_id else None
     if session is not None:
+        sessions_mod.check_owner(session, event.agent_pid)
         sessions_mod.end_session(store, session)
     return NOTHING

@@ -40,14 +40,30 @@ def hand_off(
 ) -> Posted:
     """A pending handoff; accepting it transfers the listed files' claims to the acceptor."""
     session = session_of(store, session)
-    rel: list[str] = []
+    held: list[str] = []
+    skipped: list[str] = []
     if files:
         lane = claims_mod.session_lane(store, session)
         rel = list(
             dict.fromkeys(claims_mod.normalize(f, lane=lane, cwd=session.cwd) for f in files)
         )
-    return write(
-        store, session, summary, task_id=task_id, kind=ObsKind.HANDOFF, to=to, meta={"files": rel}
+        mine = store.list_claims(session_id=session.id, repo_id=lane.repo_id)
+        patterns = {c["pattern"] for c in mine}
+        for path in rel:
+            (held if path in patterns else skipped).append(path)
+    meta: dict[str, Any] = {"files": held}
+    if skipped:
+        meta["skipped"] = skipped
+    return write(store, session, summary, task_id=task_id, kind=ObsKind.HANDOFF, to=to, meta=meta)
+
+
+def skipped_note(skipped: Sequence[str]) -> str | None:
+    """What a handoff left out: files its author held no claim on (claim them first)."""
+    if not skipped:
+        return None
+    return (
+        f"Not handed over (you hold no claim on them): {', '.join(skipped)}."
+        " Claim them first, then hand off again."
     )
 
 
@@ -73,7 +89,10 @@ def accept_handoff(store: Store, session: Session | str, handoff_id: int) -> Acc
         if files:
             author = find_session(store, handoff.session_id)
             lane = claims_mod.session_lane(store, author)
-            store.release_claims(author.id, patterns=files, repo_id=lane.repo_id)
+            released = store.release_claims(author.id, patterns=files, repo_id=lane.repo_id)
+            # Only what the author still holds moves: a handoff never takes anyone else's.
+            files = [f for f in files if f in {r["pattern"] for r in released}]
+        if files:
             granted = claims_mod.grant(
                 store, session, files, lane, task_id=task.id, note=f"from handoff #{handoff.id}"
             )

@@ -14,6 +14,7 @@ from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, ObsKind, TaskStatus
 from .models import Observation, Session, Task, record
 from .redact import redact
+from .sessions import lookup
 from .store import Store
 
 TYPE_CHECKING = False
@@ -75,7 +76,7 @@ def resolve_recipients(
         if not chosen:
             raise NotFound(f"No active {kind} session is on task {task.id}; address `any` instead.")
         return kind, chosen
-    session = store.get_session(target) or store.get_session_by_handle(target)
+    session = lookup(store, target)
     if session is None:
         raise NotFound(f"Session {target!r} does not exist.", "show_task", task_id=task.id)
     if session.id == author.id:
@@ -88,7 +89,10 @@ def resolve_recipients(
 
 
 def addressed_to(obs: Observation, session: Session) -> bool:
-    return obs.to is None or obs.to in (session.handle, session.id, session.agent)
+    """Whether ``obs`` waits on ``session``. A message's addressee is stored as a handle or an
+    agent kind (:func:`resolve_recipients`), never a session id: comparing ids would let a
+    session whose id equals another's handle take what is addressed to that handle."""
+    return obs.to is None or obs.to in (session.handle, session.agent)
 
 
 def check_loop_guard(
@@ -99,8 +103,9 @@ def check_loop_guard(
     to: str | None,
     recipients: Sequence[Session],
 ) -> None:
-    """Refuse the next directed agent request once the limit since a human event is reached."""
-    if session.agent == AgentKind.HUMAN or to is None or kind not in DIRECTED_REQUESTS:
+    """Refuse the next agent request (a question, handoff or turn, addressed or broadcast)
+    once the limit since a human event is reached."""
+    if session.agent == AgentKind.HUMAN or kind not in DIRECTED_REQUESTS:
         return
     if kind == ObsKind.TURN and all(r.agent == AgentKind.HUMAN for r in recipients):
         return  # passing the turn to a human is how loops end
@@ -110,7 +115,7 @@ def check_loop_guard(
         raise LoopGuard(
             task.id,
             f"Loop guard: {count} agent-to-agent requests in a row on task {task.id} since the"
-            f" last human input; {session.handle}'s {kind} to {to} was not sent. A human needs to"
+            f" last human input; {session.handle}'s {kind} to {to or 'everyone'} was not sent. A human needs to"
             " weigh in (post to the thread or prompt one of the agents).",
         )
 

@@ -11,7 +11,9 @@ Paths are plain strings built with ``os.path``: the hook path imports this modul
 from __future__ import annotations
 
 import os
+import stat
 import time
+import zlib
 
 DB_NAME = "colony.db"
 LOG_NAME = "hooks.log"
@@ -66,23 +68,71 @@ def touch_private(path: str) -> None:
     os.chmod(path, 0o600)
 
 
-def fallback_log_path() -> str:
-    """Where the log goes when the data folder cannot be written (e.g. a read-only home)."""
+def fallback_dir() -> str:
+    """This user's private folder for fallback logs: ``$TMPDIR/colony-tasks-<uid>``, 0700."""
     tmp = os.environ.get("TMPDIR") or "/tmp"
-    return os.path.join(tmp, f"colony-tasks-{os.getuid()}.log")
+    return os.path.join(tmp, f"colony-tasks-{os.getuid()}")
+
+
+def fallback_log_path() -> str:
+    """Where this store's log goes when its data folder cannot be written (a read-only home):
+    one file per store (named by its folder), inside :func:`fallback_dir`."""
+    raw = os.path.abspath(home()).encode("utf-8", "surrogateescape")
+    return os.path.join(fallback_dir(), f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.log")
+
+
+def _private_dir(folder: str) -> None:
+    """Create ``folder`` 0700, or check that the existing one is ours, private and not a
+    link (anyone can create names in /tmp); raises OSError otherwise."""
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise PermissionError(f"{folder} is not a private folder of this user")
+
+
+def open_private(path: str, flags: int) -> int:
+    """Open ``path`` without following a symlink; it must be a regular file of this user,
+    not group/other accessible and with one link (else OSError)."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.getuid()
+            or info.st_mode & 0o077
+            or info.st_nlink != 1
+        ):
+            raise PermissionError(f"{path} is not a private file of this user")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _append(path: str, line: bytes) -> None:
     try:
-        if os.stat(path).st_size > LOG_MAX_BYTES:
+        if os.lstat(path).st_size > LOG_MAX_BYTES:
             os.replace(path, path + ".1")
     except FileNotFoundError:
         pass
-    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o600)
+    fd = open_private(path, os.O_CREAT | os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, line)
     finally:
         os.close(fd)
+
+
+def read_log(path: str) -> list[str]:
+    """A log's lines, read as safely as it is written ([] when absent or not private)."""
+    try:
+        fd = open_private(path, os.O_RDONLY)
+    except OSError:
+        return []
+    with os.fdopen(fd, encoding="utf-8", errors="replace") as handle:
+        return handle.readlines()
 
 
 def log(message: str) -> None:
@@ -93,6 +143,7 @@ def log(message: str) -> None:
         _append(os.path.join(ensure_home(), LOG_NAME), line)
     except Exception:
         try:
+            _private_dir(fallback_dir())
             _append(fallback_log_path(), line)
         except Exception:
             pass

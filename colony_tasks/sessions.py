@@ -13,8 +13,8 @@ try:
 except ImportError:  # pragma: no cover - Windows
     pwd = None  # type: ignore[assignment]
 
-from . import backend, lanes, settings
-from .errors import Conflict, InvalidInput, NotFound
+from . import backend, lanes, procs, settings
+from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, TaskMode
 from .models import Lane, Session, Task, record
 from .store import Store
@@ -63,10 +63,28 @@ def make_handle(store: Store, agent: str, session_id: str) -> str:
     digest = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
     for width in (4, 6, 8, 12, 16):
         handle = f"{agent}-{digest[:width]}"
-        owner = store.get_session_by_handle(handle)
-        if owner is None or owner.id == session_id:
+        if _handle_free(store, handle, session_id):
             return handle
     raise Conflict(f"Could not find a free handle for session {session_id}.")
+
+
+def _handle_free(store: Store, handle: str, session_id: str) -> bool:
+    """Free for ``session_id``: no other session has this handle *or this id* (handles and
+    ids are separate namespaces; see :func:`lookup`)."""
+    owner = store.get_session_by_handle(handle)
+    if owner is not None and owner.id != session_id:
+        return False
+    other = store.get_session(handle)
+    return other is None or other.id == session_id
+
+
+def lookup(store: Store, ref: str) -> Session | None:
+    """The session a reference names: a handle first, then a session id. An agent chooses
+    its own session id, so an id equal to another session's handle never shadows it."""
+    ref = (ref or "").strip()
+    if not ref:
+        return None
+    return store.get_session_by_handle(ref) or store.get_session(ref)
 
 
 def lane_for(store: Store, cwd: str) -> Lane:
@@ -110,6 +128,8 @@ def register(
     lane = lane_for(store, cwd)
     with store.transaction():
         existing = store.get_session(session_id)
+        if existing is not None:
+            check_owner(existing, agent_pid)
         if existing is None:
             chosen = _free_handle(store, handle, session_id) if handle else None
             developer, machine = identity()
@@ -127,6 +147,8 @@ def register(
             store.refresh_session(
                 session_id, cwd=cwd, lane_id=lane.id, agent_pid=agent_pid, reopen=True
             )
+        if kind != AgentKind.HUMAN and store.session_key(session_id) is None:
+            store.set_session_key(session_id, os.urandom(8).hex())
         task = lane_task(store, lane, created_by=session_id)
         new_participant = store.add_participant(task.id, session_id)
         session = store.get_session(session_id)
@@ -138,8 +160,7 @@ def _free_handle(store: Store, wanted: str, session_id: str) -> str:
     base = slug(wanted.strip()) or "human"
     candidate, n = base, 2
     while True:
-        owner = store.get_session_by_handle(candidate)
-        if owner is None or owner.id == session_id:
+        if _handle_free(store, candidate, session_id):
             return candidate
         candidate, n = f"{base}-{n}", n + 1
 
@@ -177,7 +198,7 @@ def identity() -> tuple[str, str]:
 def find_session(store: Store, ref: str | None) -> Session:
     """A session by id or handle, or :class:`NotFound` with the next step."""
     ref = (ref or "").strip()
-    session = store.get_session(ref) or store.get_session_by_handle(ref)
+    session = lookup(store, ref)
     if session is None:
         raise NotFound(f"Session {ref!r} does not exist.", "list_sessions")
     return session
@@ -194,6 +215,19 @@ def session_for_process(store: Store, pids: list[int]) -> Session | None:
         if found:
             return found[0]
     return None
+
+
+def check_owner(session: Session, agent_pid: int | None) -> None:
+    """A hook may change a session only from the agent process that owns it: one recorded
+    under another, still running, agent process is not ended, moved or re-owned by a payload
+    that merely carries its id (:class:`NotAllowed`; hooks log it and carry on). A session
+    whose process is gone may be resumed by a new one."""
+    owner = session.agent_pid
+    if owner and agent_pid and owner != agent_pid and procs.alive(owner):
+        raise NotAllowed(
+            f"Session {session.handle} belongs to agent process {owner}, which is still"
+            f" running; a hook from process {agent_pid} may not change it."
+        )
 
 
 def end_session(store: Store, session: Session | str) -> dict[str, Any]:

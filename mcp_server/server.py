@@ -33,8 +33,8 @@ INSTRUCTIONS = (
     "A shared task thread with the other agent sessions on this repository and branch: claim"
     " files before editing, ask and answer questions, hand off work, record decisions and"
     " blockers; chains take turns; plans divide a task into work items to take and finish."
-    " task_id defaults to your lane task. Calls act as your session; if a tool asks for"
-    " session_id, pass your handle (shown in the briefing)."
+    " task_id defaults to your lane task. Calls act as your own session, never another's; if"
+    " a tool asks for session_id, pass the one your briefing gives (handle:key)."
 )
 TOOL_ORDER = (
     read.task_list,

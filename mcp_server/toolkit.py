@@ -5,6 +5,9 @@
   tools on worker threads), core errors become tool errors whose text is the core's sentence,
   argument validation errors become one compact sentence, and results are sent as compact
   JSON with empty fields left out.
+- :class:`VerbatimText` takes every text argument as sent: the SDK pre-parses JSON-looking
+  strings for any parameter not annotated exactly ``str``, so for ``str | None`` a rationale
+  like ``{"a": 1}`` became a dict (and was rejected) and ``"null"`` became None (dropped).
 - :func:`tidy_schema` keeps ``tools/list`` small (no generated titles, optional fields without
   the ``anyOf``/``null`` wrapping).
 """
@@ -12,14 +15,16 @@
 from __future__ import annotations
 
 import json
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import anyio
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
@@ -107,6 +112,7 @@ def build(fn: Callable) -> ColonyTool:
         annotations=ToolAnnotations(read_only_hint=True) if spec.read_only else None,
         structured_output=True,
     )
+    made.fn_metadata = VerbatimText.model_construct(**dict(made.fn_metadata))
     made.parameters = tidy_schema(made.parameters)
     if not spec.read_only:
         # A write tool's result is a small JSON object its description names (an id and who
@@ -116,6 +122,27 @@ def build(fn: Callable) -> ColonyTool:
     elif made.fn_metadata.output_schema is not None:
         made.fn_metadata.output_schema = tidy_schema(made.fn_metadata.output_schema)
     return made  # type: ignore[return-value]  # from_function is typed as building a Tool
+
+
+def text_only(annotation: Any) -> bool:
+    """``str`` or ``str | None``: a parameter whose value is text, never parsed JSON."""
+    if annotation is str:
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        return set(get_args(annotation)) <= {str, type(None)} and str in get_args(annotation)
+    return False
+
+
+class VerbatimText(FuncMetadata):
+    """The SDK's argument handling, except that text parameters keep the string sent."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        parsed = super().pre_parse_json(data)
+        for name, field in self.arg_model.model_fields.items():
+            for key in (name, field.alias):
+                if key in data and isinstance(data[key], str) and text_only(field.annotation):
+                    parsed[key] = data[key]
+        return parsed
 
 
 # -- running ------------------------------------------------------------------------------------

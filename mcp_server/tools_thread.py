@@ -109,12 +109,13 @@ def hand_off(
     files: Annotated[list[str] | None, Field(max_length=200)] = None,
     task_id: TaskId = None,
     session_id: SessionId = None,
-) -> m.Posted:
-    """Hand work off; accepting it moves your claims on files to the acceptor. Returns its id."""
+) -> m.PostResult:
+    """Hand work off; accepting it moves your claims on files to the acceptor (files you hold
+    no claim on are skipped: message names them). Returns its id."""
     db = store(ctx)
     me = identity.caller(db, session_id)
     posted = actions.hand_off(db, me, summary, to=to, files=files or (), task_id=task_id)
-    return m.posted(posted)
+    return m.posted(posted, m.PostResult)
 
 
 @tool()

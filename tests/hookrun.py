@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -42,6 +43,9 @@ def run_hook(
     return HookRun(result.returncode, result.stdout.decode(), result.stderr.decode())
 
 
+_IDS = itertools.count(1)
+
+
 def claude(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
     names = {
         "session-start": "SessionStart",
@@ -59,6 +63,11 @@ def claude(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
     }
     if event in ("pre-tool-use", "post-tool-use", "user-prompt-submit", "stop"):
         payload["permission_mode"] = "default"
+    # Like the real CLI (../shared/payloads): every prompt and tool call carries ids of its own.
+    if event != "session-start":
+        payload["prompt_id"] = f"prompt-{next(_IDS)}"
+    if event in ("pre-tool-use", "post-tool-use"):
+        payload["tool_use_id"] = f"toolu_{next(_IDS)}"
     payload.update(fields)
     return payload
 
@@ -83,7 +92,9 @@ def codex(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
     if event != "session-end":
         payload["permission_mode"] = "default"
     if event not in ("session-start", "session-end"):
-        payload["turn_id"] = "turn-1"
+        payload["turn_id"] = f"turn-{next(_IDS)}"
+    if event in ("pre-tool-use", "post-tool-use"):
+        payload["tool_use_id"] = f"call_{next(_IDS)}"
     if event == "session-end":
         payload.pop("model")
         payload["reason"] = "other"

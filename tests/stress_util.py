@@ -145,7 +145,7 @@ def delivered_ids(context: str) -> list[int]:
 def log_text(home: Path, tmp: Path) -> str:
     """The hook log and the fallback log (``TMPDIR`` points at ``tmp`` in these tests)."""
     text = ""
-    for path in [home / "hooks.log", *tmp.glob("colony-tasks-*.log")]:
+    for path in [home / "hooks.log", *tmp.glob("colony-tasks-*/*.log")]:
         if path.exists():
             text += path.read_text(errors="replace")
     return text

@@ -67,7 +67,9 @@ def test_own_items_and_ended_sessions_are_not_in_the_briefing(store: Store, repo
     assert "answer_question(" not in text
 
 
-def test_a_crowded_lane_stays_within_the_worst_case_budget(store: Store, repo: Path):
+def test_a_crowded_lane_stays_within_the_worst_case_budget(store: Store, repo: Path, home: Path):
+    home.mkdir()  # 30 broadcast questions in a row: more than the loop guard lets through
+    (home / "settings.json").write_text('{"chains": {"loop_limit": 100}}')
     for i in range(30):
         sid = f"agent-{i}"
         join(store, sid, "claude" if i % 2 else "codex", repo)

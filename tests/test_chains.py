@@ -189,7 +189,8 @@ def test_loop_guard_trips_at_the_limit_posts_the_refusal_and_resets(crew: Store,
         actions.ask(crew, "a2", "ping 3", to=a1)
     guard = crew.timeline(task.id, kinds=["guard"])
     assert len(guard) == 1 and "3 agent-to-agent requests" in guard[0].text
-    actions.ask(crew, "a1", "broadcast questions are not directed")  # still allowed
+    with pytest.raises(messages.LoopGuard):  # a broadcast question counts too
+        actions.ask(crew, "a1", "anyone at all?")
     actions.post(crew, "human:alice", "ok, here is what I think", task_id=task.id)  # human event
     actions.ask(crew, "a2", "ping after reset", to=a1)
 

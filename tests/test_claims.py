@@ -216,3 +216,12 @@ def test_a_claim_on_a_folder_covers_the_files_inside_it(store: Store, repo: Path
     actions.claim(store, "a", ["src/api"])
     found = claims.conflicts(store, store.get_session("b"), ["src/api/v1.py", "src/apiary.py"])
     assert [c.path for c in found] == ["src/api/v1.py"]
+
+
+def test_a_claim_note_is_held_to_the_message_limit(store: Store, repo: Path):
+    join(store, "a", "claude", repo)
+    limit = 16_000
+    with pytest.raises(InvalidInput, match=f"claim note is {limit + 1} characters"):
+        actions.claim(store, "a", ["src/x.py"], note="n" * (limit + 1))
+    assert store.list_claims() == []
+    assert actions.claim(store, "a", ["src/x.py"], note="n" * limit).granted

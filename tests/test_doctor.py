@@ -8,8 +8,21 @@ from click.testing import CliRunner
 
 from colony_tasks import actions, doctor, paths
 from colony_tasks.cli import cli
+from colony_tasks.install import run as run_install
 from colony_tasks.store import Store, open_default
 from tests.helpers import join
+
+
+@pytest.fixture(autouse=True)
+def agents_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home whose agents have the hooks installed (user scope), not the real one."""
+    home = tmp_path / "agents-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    run_install("install", command="/opt/venv/bin/colony-tasks")
+    return home
 
 
 def run_doctor(*args: str):
@@ -90,6 +103,7 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
     names = [c["check"] for c in doctor.diagnose(store)]
     assert names == [
         "schema",
+        "tables",
         "integrity",
         "fts",
         "wal",
@@ -98,4 +112,55 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
         "work",
         "vectors",
         "hook log",
+        "hooks",
     ]
+
+
+def test_fix_with_a_current_version_but_missing_tables_explains_instead_of_crashing(home: Path):
+    store = open_default()
+    store.conn.executescript("DROP TABLE claims; DROP TABLE observations;")
+    store.close()
+    for args in ((), ("--fix",)):
+        result = CliRunner().invoke(cli, ["doctor", "--json", *args])
+        assert result.exit_code == 1, result.output  # a report, not a traceback
+        report = json.loads(result.output)
+        tables = by_name(report)["tables"]
+        assert (
+            not tables["ok"] and "claims" in tables["detail"] and "observations" in tables["detail"]
+        )
+        assert "move colony.db aside" in tables["detail"]
+    assert report["repairs"] and report["repairs"][0].startswith("Skipped the repairs: tables")
+
+
+def test_hooks_registered_nowhere_or_switched_off_are_reported(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    open_default().close()
+    code, report = run_doctor()
+    hooks = by_name(report)["hooks"]
+    assert hooks["ok"] and "open /hooks" in hooks["detail"]  # the Codex trust reminder
+
+    config = agents_home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + "\n[features]\nhooks = false\n")
+    code, report = run_doctor()
+    assert code == 1 and "Codex hooks are switched off" in by_name(report)["hooks"]["detail"]
+
+    run_install("uninstall")
+    code, report = run_doctor()
+    assert "No colony-tasks hooks are registered" in by_name(report)["hooks"]["detail"]
+
+
+def test_codex_project_hooks_in_an_untrusted_project_are_reported(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run_install("uninstall")
+    run_install("install", ["codex"], "project", command="/opt/venv/bin/colony-tasks", cwd=repo)
+    monkeypatch.chdir(repo)
+    open_default().close()
+    code, report = run_doctor()
+    assert code == 1 and "Codex does not trust" in by_name(report)["hooks"]["detail"]
+    config = agents_home / ".codex" / "config.toml"
+    trusted = f'\n[projects."{repo}"]\ntrust_level = "trusted"\n'
+    config.write_text(config.read_text() + trusted)
+    code, report = run_doctor()
+    assert by_name(report)["hooks"]["ok"], report

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
 
-from colony_tasks import activity, paths
+from colony_tasks import activity, doctor, paths
 from colony_tasks.hooks import handlers, runner
 from tests.hookrun import claude, run_hook
 
@@ -82,14 +83,64 @@ def test_five_megabyte_payload_is_logged_and_its_prompt_recorded_capped(home: Pa
     assert 0 < length <= activity.PROMPT_CHARS + 1  # capped, not 5 MB
 
 
-def test_unwritable_home_exits_0_and_logs_to_the_fallback(tmp_path: Path, repo: Path):
+def test_unwritable_home_exits_0_and_logs_to_the_fallback(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
     home = Path("/proc/colony-tasks-cannot-exist")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(home))
     fallback = Path(paths.fallback_log_path())
-    before = fallback.read_text() if fallback.exists() else ""
     result = run_hook("session-start", claude("session-start", "s", repo), home)
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    after = fallback.read_text()
-    assert len(after) > len(before) and "hook session-start failed" in after[len(before) :]
+    assert "hook session-start failed" in fallback.read_text()
+    assert fallback.stat().st_mode & 0o777 == 0o600
+    assert fallback.parent.stat().st_mode & 0o777 == 0o700
+
+
+def _fail_to_log(monkeypatch: pytest.MonkeyPatch, home: Path, message: str) -> Path:
+    """Log with ``home`` unwritable (a file stands where its folder should be)."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    home.write_text("not a folder")
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(home))
+    paths.log(message)
+    return Path(paths.fallback_log_path())
+
+
+def test_the_fallback_log_is_private_to_its_store(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    first = _fail_to_log(monkeypatch, tmp_path / "a" / "home", "hook x failed: store a")
+    second = _fail_to_log(monkeypatch, tmp_path / "b" / "home", "hook x failed: store b")
+    assert first != second and first.parent == second.parent
+    assert "store a" in first.read_text() and "store a" not in second.read_text()
+    healthy = tmp_path / "c" / "home"
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(healthy))
+    assert doctor.hook_log_errors(0) == []  # another store's failures are not this one's
+
+
+def test_the_fallback_log_never_follows_or_reuses_what_someone_else_prepared(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    home = tmp_path / "h" / "home"
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(home))
+    target = Path(paths.fallback_log_path())
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    folder = target.parent
+    folder.mkdir(mode=0o700)
+    for prepare in (
+        lambda: target.symlink_to(victim),  # a symlink to another file
+        lambda: os.link(victim, target),  # a hard link to it
+        lambda: (target.write_text("planted\n"), target.chmod(0o644)),  # readable by others
+    ):
+        prepare()
+        _fail_to_log(monkeypatch, home, "hook x failed: secret detail")
+        assert victim.read_text() == "precious\n"
+        assert "secret detail" not in target.read_text()
+        target.unlink()
+    folder.chmod(0o755)  # a folder others can read is not used either
+    _fail_to_log(monkeypatch, home, "hook x failed: secret detail")
+    assert not target.exists()
 
 
 def test_a_bug_in_a_handler_is_logged_not_raised(home: Path, monkeypatch, capsys, repo: Path):
@@ -120,3 +171,60 @@ def test_database_locked_past_the_busy_timeout_exits_0_and_logs(home: Path, repo
     assert (result.returncode, result.stdout) == (0, "")
     assert any("locked" in line for line in log_lines(home))
     assert not any("exceeded" in line for line in log_lines(home))
+
+
+def test_session_end_on_a_locked_store_gives_up_within_its_budget_and_leaves_the_session(
+    home: Path, repo: Path
+):
+    run_hook("session-start", claude("session-start", "s", repo), home)
+    locker = sqlite3.connect(home / "colony.db", isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        result = run_hook("session-end", claude("session-end", "s", repo), home)
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    assert (result.returncode, result.stdout) == (0, "")
+    assert any("hook session-end failed" in line for line in log_lines(home))
+    db = sqlite3.connect(home / "colony.db")
+    (ended,) = db.execute("SELECT ended_at FROM sessions WHERE id = 's'").fetchone()
+    db.close()
+    assert ended is None  # left for `doctor --fix` to reap as silent, not half-ended
+
+
+def test_session_end_waits_on_the_store_less_than_its_smallest_budget(
+    home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # Codex gives SessionEnd 1 s in all, Claude's plugin hooks 1.5 s: a hook still waiting
+    # then is killed before it can log.
+    opened: list[dict] = []
+    real = runner.open_default
+
+    def spy(**kwargs):
+        opened.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(runner, "open_default", spy)
+    runner.handle(
+        "session-end", "codex", json.dumps({"session_id": "s", "cwd": str(repo)}).encode()
+    )
+    runner.handle("stop", "codex", json.dumps({"session_id": "s", "cwd": str(repo)}).encode())
+    assert opened == [{"busy_timeout_ms": runner.SESSION_END_BUSY_MS}, {}]
+    assert runner.SESSION_END_BUSY_MS / 1000 < runner.deadline_for("session-end") < 1
+
+
+def test_the_same_hook_installed_at_two_scopes_acts_once(home: Path, repo: Path):
+    """User and project scope both installed: the agent runs each hook twice with the same
+    input. The prompt is recorded once and its context injected once."""
+    run_hook("session-start", claude("session-start", "s", repo), home)
+    prompt = claude("user-prompt-submit", "s", repo, prompt="hi there")
+    prompt["prompt_id"] = "p-1"
+    first = run_hook("user-prompt-submit", prompt, home, agent="claude")
+    second = run_hook("user-prompt-submit", prompt, home, agent="claude")
+    assert (first.returncode, second.returncode, second.stdout) == (0, 0, "")
+    prompt["prompt_id"] = "p-2"  # the same text as a new prompt is a new event
+    run_hook("user-prompt-submit", prompt, home, agent="claude")
+    db = sqlite3.connect(home / "colony.db")
+    (count,) = db.execute("SELECT COUNT(*) FROM observations WHERE kind = 'prompt'").fetchone()
+    db.close()
+    assert count == 2

@@ -64,6 +64,11 @@ class Homes:
     def all(self) -> list[Path]:
         return [self.claude_settings, self.claude_state, self.codex_hooks, self.codex_config]
 
+    @property
+    def codex_record(self) -> Path:
+        """Who installed the Codex MCP server both scopes share."""
+        return self.codex_config.parent / "colony-tasks.installs.json"
+
 
 @pytest.fixture
 def homes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Homes:
@@ -177,7 +182,7 @@ def test_plugin_manifest_and_plugin_hooks_validate_against_their_schemas() -> No
 def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) -> None:
     plan = run("install", command=EXE)
 
-    assert [c.path for c in plan.changes] == homes.all
+    assert [c.path for c in plan.changes] == [*homes.all, homes.codex_record]
     assert {c.status for c in plan.changes} == {"created"}
     claude = load(homes.claude_settings)
     assert [e for e, _ in our_handlers(claude)] == [e.name for e in EVENTS]
@@ -218,6 +223,7 @@ def test_claude_config_dir_and_codex_home_move_the_user_files(
         tmp_path / "claude-work/.claude.json",
         tmp_path / "codex-work/hooks.json",
         tmp_path / "codex-work/config.toml",
+        tmp_path / "codex-work/colony-tasks.installs.json",
     ]
     assert snapshot(homes.home) == {}
 
@@ -234,19 +240,112 @@ def test_project_scope_writes_under_the_repository_root_found_from_a_subfolder(
     assert [c.path for c in plan.changes] == [
         root / ".claude/settings.json",
         root / ".mcp.json",
+        homes.claude_state,  # this machine's approval of the .mcp.json server
         root / ".codex/hooks.json",
         homes.codex_config,  # Codex reads MCP servers from the user config
+        homes.codex_record,
     ]
     assert load(root / ".mcp.json") == {
         "mcpServers": {
             "colony-tasks": {
-                "command": EXE,
+                "command": "colony-tasks",
                 "args": ["mcp"],
                 "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
             }
         }
     }
-    assert not homes.claude_settings.exists() and not homes.claude_state.exists()
+    assert load(homes.claude_state) == {
+        "projects": {str(root): {"enabledMcpjsonServers": ["colony-tasks"]}}
+    }
+    assert not homes.claude_settings.exists()
+
+
+def test_project_files_name_the_command_on_path_never_this_machines_path(
+    tmp_path: Path, homes: Homes
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    run("install", scope="project", command=EXE, cwd=root)
+    committed = [p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert len(committed) == 3
+    for path in committed:
+        assert EXE not in path.read_text() and str(tmp_path) not in path.read_text(), path
+    claude = load(root / ".claude/settings.json")
+    assert {h["command"] for _, h in our_handlers(claude)} == {"colony-tasks"}
+    codex = load(root / ".codex/hooks.json")
+    assert {h["command"].split()[0] for _, h in our_handlers(codex)} == {"colony-tasks"}
+    # What only this machine needs names its absolute path, in user-level files.
+    server = tomlkit.parse(homes.codex_config.read_text())["mcp_servers"]["colony-tasks"]
+    assert server["command"] == EXE
+
+
+def _codex_server(homes: Homes) -> dict | None:
+    if not homes.codex_config.exists():
+        return None
+    return (
+        tomlkit.parse(homes.codex_config.read_text())
+        .unwrap()
+        .get("mcp_servers", {})
+        .get("colony-tasks")
+    )
+
+
+@pytest.mark.parametrize("first", ["user", "project"])
+def test_each_scope_removes_only_what_it_added_in_either_order(
+    tmp_path: Path, homes: Homes, first: str
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    second = "project" if first == "user" else "user"
+    run("install", scope=first, command=EXE, cwd=root)
+    run("install", scope=second, command=EXE, cwd=root)
+    assert _codex_server(homes) is not None
+
+    run("uninstall", scope=first, cwd=root)
+    assert _codex_server(homes) is not None, f"uninstalling {first} took {second}'s server"
+    if second == "project":
+        assert our_handlers(load(root / ".codex/hooks.json"))
+        assert load(homes.claude_state)["projects"][str(root)]["enabledMcpjsonServers"] == [
+            "colony-tasks"
+        ]
+    else:
+        assert our_handlers(load(homes.codex_hooks)) and "mcpServers" in load(homes.claude_state)
+
+    run("uninstall", scope=second, cwd=root)
+    assert _codex_server(homes) is None
+    assert not homes.codex_record.exists()
+    assert not homes.claude_state.exists() and not (root / ".mcp.json").exists()
+
+
+def test_uninstalling_a_scope_that_never_installed_leaves_the_shared_server(
+    tmp_path: Path, homes: Homes
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    run("install", scope="user", command=EXE)
+    before = homes.codex_config.read_bytes()
+    run("uninstall", scope="project", cwd=root)
+    assert homes.codex_config.read_bytes() == before
+
+
+def test_project_approval_keeps_the_users_other_approvals_and_projects(
+    tmp_path: Path, homes: Homes
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    state = {
+        "numStartups": 4,
+        "projects": {
+            str(root): {"hasTrustDialogAccepted": True, "enabledMcpjsonServers": ["docs"]},
+            "/elsewhere": {"enabledMcpjsonServers": ["x"]},
+        },
+    }
+    original = write_json(homes.claude_state, state)
+    run("install", scope="project", agents=["claude"], command=EXE, cwd=root)
+    approved = load(homes.claude_state)["projects"][str(root)]["enabledMcpjsonServers"]
+    assert approved == ["docs", "colony-tasks"]
+    run("uninstall", scope="project", agents=["claude"], cwd=root)
+    assert homes.claude_state.read_text() == original
 
 
 def test_project_scope_outside_a_repository_is_a_clear_error(tmp_path: Path, homes: Homes) -> None:
@@ -276,7 +375,7 @@ def test_installing_twice_leaves_every_file_byte_identical(homes: Homes) -> None
 
     plan = run("install", command=EXE)
 
-    assert [c.status for c in plan.changes] == ["unchanged"] * 4
+    assert [c.status for c in plan.changes] == ["unchanged"] * 5
     assert snapshot(homes.home) == first
 
 
@@ -297,8 +396,8 @@ def test_uninstall_deletes_the_files_install_created(homes: Homes) -> None:
 
     plan = run("uninstall")
 
-    assert [c.status for c in plan.changes] == ["removed"] * 4
-    assert not any(path.exists() for path in homes.all)
+    assert [c.status for c in plan.changes] == ["removed"] * 5
+    assert not any(path.exists() for path in [*homes.all, homes.codex_record])
 
 
 def test_uninstall_without_install_changes_nothing(homes: Homes) -> None:
@@ -306,7 +405,7 @@ def test_uninstall_without_install_changes_nothing(homes: Homes) -> None:
 
     plan = run("uninstall")
 
-    assert [c.status for c in plan.changes] == ["unchanged"] * 4
+    assert [c.status for c in plan.changes] == ["unchanged"] * 4 + ["absent"]
     assert {path: path.read_bytes() for path in homes.all} == originals
     assert not list(homes.home.rglob("*.bak"))
 
@@ -421,7 +520,7 @@ def test_backups_hold_each_changed_files_previous_content(homes: Homes) -> None:
 
     plan = run("install", command=EXE)
 
-    for change in plan.changes:
+    for change in (c for c in plan.changes if c.path in originals):
         assert change.backup is not None
         assert change.backup.name.startswith(change.path.name + ".colony-tasks-")
         assert change.backup.is_relative_to(homes.home / ".colony-tasks" / "backups")
@@ -527,7 +626,7 @@ def test_json_output_lists_files_with_status_and_diff(homes: Homes) -> None:
 
     data = json.loads(result.output)
     assert data["dry_run"] is True and data["command"] == EXE
-    assert [f["status"] for f in data["files"]] == ["created", "created"]
+    assert [f["status"] for f in data["files"]] == ["created"] * 3
     assert data["files"][1]["diff"].startswith("--- /dev/null")
 
 
@@ -617,3 +716,14 @@ def test_a_reinstall_updates_our_handler_where_it_stands(homes: Homes) -> None:
     groups = load(homes.claude_settings)["hooks"]["PostToolUse"]
     assert groups[0]["hooks"][0]["command"] == EXE
     assert groups[1] == mine
+
+
+def test_project_install_says_what_each_machine_must_do_once(tmp_path: Path, homes: Homes) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    os.chdir(root)
+    result = cli_run("install", "--scope", "project")
+    out = " ".join(result.output.split())
+    assert "run `colony-tasks` from PATH" in out
+    assert "workspace trust" in out and "open /hooks" in out
+    assert "trust the project" in out

@@ -3,6 +3,7 @@ with it, and a closed chain is listed as done through the CLI, the MCP server an
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import typing
 from pathlib import Path
@@ -30,7 +31,8 @@ def closed_chain(home: Path, repo: Path) -> int:
     store = open_default()
     try:
         alice = sessions.human_session(store, "alice", str(repo))
-        sessions.register(store, "sess-a", agent="claude", cwd=str(repo))
+        # recorded under the in-memory MCP server's nearest ancestor: the caller it detects
+        sessions.register(store, "sess-a", agent="claude", cwd=str(repo), agent_pid=os.getppid())
         chain = actions.chain_create(store, alice, "Pick a cache policy")
         actions.chain_close(store, alice, chain.chain_id)
         return chain.chain_id

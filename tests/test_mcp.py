@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from colony_tasks import actions, sessions
+from colony_tasks import actions, identity, sessions
 from colony_tasks.cli import cli
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.models import Session
@@ -57,18 +57,36 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+# The in-memory server's ancestors start at pytest's parent: sessions recorded under it are
+# the caller's own, so these tests may pass any of them as session_id (tests/test_identity.py
+# covers sessions of other processes).
+AGENT = os.getppid()
+
+
 class Lane:
     """Two agent sessions (and a third, late one) on one lane, in the server's own store."""
 
     def __init__(self, store: Store, repo: Path) -> None:
         self.store = store
         self.repo = repo
-        self.a = sessions.register(store, "sess-a", agent="claude", cwd=str(repo)).session
-        self.b = sessions.register(store, "sess-b", agent="codex", cwd=str(repo)).session
+        self.a = self.register("sess-a", "claude")
+        self.b = self.register("sess-b", "codex")
         self.task_id = store.open_lane_task(self.a.lane_id).id
 
+    def register(self, session_id: str, agent: str) -> Session:
+        return sessions.register(
+            self.store, session_id, agent=agent, cwd=str(self.repo), agent_pid=AGENT
+        ).session
+
+    def disown(self) -> None:
+        """Record the sessions under another process: this server no longer detects them."""
+        self.store.conn.execute("UPDATE sessions SET agent_pid = 1")
+
+    def credential(self, session: Session | None = None) -> str:
+        return identity.credential(self.store, session or self.b) or ""
+
     def third(self) -> Session:
-        return sessions.register(self.store, "sess-c", agent="claude", cwd=str(self.repo)).session
+        return self.register("sess-c", "claude")
 
 
 @pytest.fixture
@@ -257,8 +275,9 @@ async def test_release_file_releases_every_claim_by_default(lane: Lane):
 async def test_task_list_shows_lanes_participants_and_last_activity(lane: Lane):
     async with connected() as client:
         await ok(client, "task_post", content="hi", session_id=lane.a.handle)
+        lane.disown()  # no session of this process: the call is anonymous
         anonymous = await ok(client, "task_list")
-        mine = await ok(client, "task_list", status="all", session_id=lane.b.handle)
+        mine = await ok(client, "task_list", status="all", session_id=lane.credential())
 
     (task,) = anonymous["tasks"]
     assert task["id"] == lane.task_id and task["lane"] == "proj@main"
@@ -310,13 +329,14 @@ async def test_the_timeline_pages_back_with_before_id(lane: Lane):
 async def test_without_session_id_and_no_session_in_this_process_the_error_says_what_to_pass(
     lane: Lane,
 ):
+    lane.disown()
     before = snapshot(lane.store)
     async with connected() as client:
         text = await error(client, "claim_file", paths=["src/app.py"])
         read_only = await ok(client, "task_list")
 
-    assert 'pass session_id="<your handle>"' in text
-    assert "SessionStart briefing" in text and "claude-3f2a" in text
+    assert "pass session_id exactly as your colony-tasks SessionStart briefing" in text
+    assert "<handle>:<key>" in text
     assert not text.startswith("Error executing tool")
     assert read_only["tasks"][0]["id"] == lane.task_id
     assert snapshot(lane.store) == before
@@ -341,7 +361,7 @@ async def test_an_unknown_session_id_is_an_error_naming_it(lane: Lane):
             ("task_timeline", {"task_id": lane.task_id}),
         ]:
             text = await error(client, name, **args, session_id="claude-0000")
-            assert text.startswith("Session 'claude-0000' does not exist; pass session_id=")
+            assert text.startswith("Session 'claude-0000' does not exist; leave session_id out")
     assert snapshot(lane.store) == before
 
 
@@ -594,3 +614,45 @@ async def test_an_answer_without_its_question_is_refused_by_the_core(lane: Lane)
             client, "task_post", content="42", kind="answer", session_id=lane.a.handle
         )
     assert text.startswith("An answer needs the id of the question it answers")
+
+
+async def test_text_arguments_that_look_like_json_are_stored_verbatim(lane: Lane):
+    texts = ['{"retries": 3}', "[1, 2]", "null", "true", "42", '"quoted"']
+    async with connected() as client:
+        for text in texts:
+            decided = await ok(
+                client, "record_decision", decision="d", rationale=text, session_id=lane.a.handle
+            )
+            blocked = await ok(
+                client, "report_blocker", blocker="b", waiting_on=text, session_id=lane.a.handle
+            )
+            claimed = await ok(
+                client, "claim_file", paths=["src/j.py"], note=text, session_id=lane.a.handle
+            )
+            assert lane.store.get_observation(decided["id"]).text == f"d\nRationale: {text}"
+            assert lane.store.get_observation(blocked["id"]).meta == {"waiting_on": text}
+            assert claimed["granted"][0]["note"] == text
+        refused = await error(client, "task_post", content="x", to="null", session_id=lane.a.id)
+    assert "Session 'null' does not exist" in refused  # not silently a broadcast
+
+
+async def test_an_over_long_claim_note_is_refused(lane: Lane):
+    async with connected() as client:
+        text = await error(
+            client, "claim_file", paths=["a.py"], note="n" * 16_001, session_id=lane.a.handle
+        )
+    assert "claim note is 16001 characters" in text and lane.store.list_claims() == []
+
+
+async def test_hand_off_names_the_files_it_could_not_hand_over(lane: Lane):
+    async with connected() as client:
+        await ok(client, "claim_file", paths=["src/mine.py"], session_id=lane.a.handle)
+        handed = await ok(
+            client,
+            "hand_off",
+            summary="take these",
+            files=["src/mine.py", "src/nobodys.py"],
+            session_id=lane.a.handle,
+        )
+    assert handed["ok"] is False and "src/nobodys.py" in handed["message"]
+    assert lane.store.get_observation(handed["id"]).meta["files"] == ["src/mine.py"]

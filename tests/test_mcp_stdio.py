@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from colony_tasks import sessions
+from colony_tasks import actions, sessions
 from colony_tasks.mcp_server.server import TOOL_ORDER
 from colony_tasks.store import Store
 from tests.hookrun import EXE, claude, run_hook
@@ -69,14 +69,9 @@ async def test_the_server_acts_as_the_session_that_its_parent_process_started(
             listed = await client.list_tools()
             claimed = await ok(client, "claim_file", paths=["src/app.py"], note="refactor")
             asked = await ok(client, "ask_question", question="Done with db.py?", to="codex")
-            news = await ok(client, "task_updates_since", session_id=other.handle)
-            answer = await ok(
-                client,
-                "answer_question",
-                question_id=asked["id"],
-                answer="Yes.",
-                session_id=other.handle,
-            )
+            # A session acts only as itself: naming the other session is refused.
+            posing = await client.call_tool("task_updates_since", {"session_id": other.handle})
+            answer = actions.answer(store, other, asked["id"], "Yes.")  # the other agent
             timeline = await ok(client, "task_timeline")
             hits = await ok(client, "search", query="db.py", kinds=["question"])
             bad = await client.call_tool("task_timeline", {"limit": 0})
@@ -86,8 +81,8 @@ async def test_the_server_acts_as_the_session_that_its_parent_process_started(
     assert claimed["holder"] == me.handle
     assert [(c["handle"], c["pattern"]) for c in store.list_claims()] == [(me.handle, "src/app.py")]
     assert asked["author"] == me.handle and asked["delivery"] == {other.handle: "pending"}
-    assert asked["id"] in [i["id"] for i in news["items"]]
-    assert answer["ok"] is True
+    assert posing.is_error and "acts only as itself" in posing.content[0].text
+    assert answer.ok is True
     kinds = [(i["kind"], i["author"]) for i in timeline["items"]]
     assert kinds[-3:] == [
         ("claim", me.handle),

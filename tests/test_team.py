@@ -106,7 +106,7 @@ def test_postgresql_migrates_blank_to_latest_once_and_records_each_step(pg_serve
     finally:
         pg_server.template = saved
     store = PgStore(blank, migrate=False)
-    assert store.schema_version() == 0 and store.pending_migrations() == [8, 9, 12]
+    assert store.schema_version() == 0 and store.pending_migrations() == [8, 9, 10, 12]
     assert store.migrate() == [m.version for m in MIGRATIONS]
     assert store.schema_version() == LATEST
     assert [r["name"] for r in store.applied_migrations()] == [m.name for m in MIGRATIONS]
@@ -308,22 +308,27 @@ def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     from colony_tasks.relay import daemon
     from colony_tasks.relay.outbox import MAX_ATTEMPTS
 
+    def broken(store, payload, agent, pid=None):
+        raise RuntimeError("a bug in a handler")
+
     laptop = machines[0]
     monkeypatch.setenv("COLONY_TASKS_HOME", str(laptop.home))
+    monkeypatch.setitem(daemon.HANDLERS, "post-tool-use", broken)
     relay = daemon.Relay(pg_url)
-    relay.outbox.put("bad", "session-start", "claude", {"session_id": "", "cwd": "/"})
+    relay.outbox.put("bug", "post-tool-use", "claude", {"session_id": "s", "cwd": "/"})
+    # Refused by the core (no session id): final, as a SQLite-mode hook logs it and goes on.
+    relay.outbox.put("refused", "session-start", "claude", {"session_id": "", "cwd": "/"})
     good = claude("user-prompt-submit", "s", laptop.clone, prompt="still delivered")
     relay.outbox.put("good", "user-prompt-submit", "claude", good, session_id="s")
     relay.flush()
     stuck = relay.outbox.stuck()
-    assert [s["attempts"] for s in stuck] == [MAX_ATTEMPTS] and relay.outbox.counts()[
-        "pending"
-    ] == 0
+    assert [(s["event"], s["attempts"]) for s in stuck] == [("post-tool-use", MAX_ATTEMPTS)]
+    assert relay.outbox.counts()["pending"] == 0
     relay.store.close()
     relay.outbox.close()
     env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
     doctor = subprocess.run([str(EXE), "doctor"], capture_output=True, text=True, env=env)
-    assert "1 stuck" in doctor.stdout and "session-start" in doctor.stdout
+    assert "1 stuck" in doctor.stdout and "a bug in a handler" in doctor.stdout
     assert doctor.returncode == 1
     store = open_store(pg_url)
     assert [o.text for o in store.timeline(1)] == ["still delivered"]
@@ -365,7 +370,9 @@ def test_the_viewer_shows_who_runs_each_session(
     monkeypatch.setenv("COLONY_TASKS_MACHINE", "ci-runner-3")
     store = open_store(str(tmp_path / "colony.db"))
     joined = sessions.register(store, "b", agent="codex", cwd=str(repo))
-    with TestClient(create_app(store, "t" * 32, human_name="alice", cwd=str(repo))) as client:
+    token = "t" * 32
+    with TestClient(create_app(store, token, human_name="alice", cwd=str(repo))) as client:
+        client.get(f"/?token={token}", follow_redirects=False)  # reads carry the token now
         page = client.get("/sessions").text
         api = client.get("/api/sessions").json()["sessions"]
     assert joined.session.handle in page and "bob@ci-runner-3" in page

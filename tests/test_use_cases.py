@@ -6,6 +6,7 @@ call one ``colony_tasks.events`` function per event. None routes, or looks up ha
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,9 @@ def world(home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, 
     monkeypatch.chdir(repo)
     store = open_default()
     try:
-        agent = sessions.register(store, "sess-a", agent="claude", cwd=str(repo)).session
+        agent = sessions.register(  # under the in-memory MCP server's ancestor: the caller
+            store, "sess-a", agent="claude", cwd=str(repo), agent_pid=os.getppid()
+        ).session
         alice = sessions.human_session(store, "alice", str(repo))
         questions = [actions.ask(store, alice, f"question {i}?").id for i in range(3)]
         chain = actions.chain_create(store, alice, "review")

@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 
 from colony_tasks import actions, chains, semantic, sessions
 from colony_tasks.viewer import create_app
+from colony_tasks.viewer.app import STATIC
 from colony_tasks.viewer.security import CSP, host_of
 from colony_tasks.viewer.server import allowed_hosts, is_loopback, warn_if_exposed
 from tests.helpers import join, snapshot
@@ -48,9 +49,19 @@ def world(store, repo: Path, clock):
 
 
 @pytest.fixture
-def client(store, repo: Path):
+def anon(store, repo: Path):
+    """A client that never had the token."""
     app = create_app(store, TOKEN, human_name="alice", cwd=str(repo))
     with TestClient(app) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def client(store, repo: Path):
+    """A browser that opened the printed URL once: its reads carry the token's cookie."""
+    app = create_app(store, TOKEN, human_name="alice", cwd=str(repo))
+    with TestClient(app) as test_client:
+        test_client.get(f"/?token={TOKEN}", follow_redirects=False)
         yield test_client
 
 
@@ -228,10 +239,41 @@ def test_first_load_with_token_sets_a_cookie_that_fills_the_forms(authed, world)
     assert "posting as" in page.text
 
 
-def test_pages_without_the_token_are_read_only(client, world):
-    page = client.get(f"/tasks/{world['task_id']}")
-    assert TOKEN not in page.text and "Read-only" in page.text
-    assert 'action="/tasks/' not in page.text
+def _concrete(path: str, world: dict) -> str:
+    return path.replace("{task_id:int}", str(world["task_id"]))
+
+
+def test_every_route_refuses_a_read_without_the_token(anon, world, store):
+    before = snapshot(store)
+    gets = [
+        _concrete(route.path, world)
+        for route in anon.app.routes
+        if "GET" in (getattr(route, "methods", None) or ())
+    ]
+    assert len(gets) >= 14  # every page, partial and API read
+    static = [f"/static/{name.name}" for name in STATIC.iterdir()]
+    for path in [*gets, *static, "/nonexistent", "/tasks/1/live?after=0"]:
+        for headers in ({}, {"X-Colony-Token": "wrong"}, {"Cookie": "colony-viewer-default=x"}):
+            response = anon.get(path, headers=headers, follow_redirects=False)
+            assert response.status_code == 403, path
+            assert "token" in response.text and "sess-a" not in response.text
+        wrong = anon.get(f"{path}{'&' if '?' in path else '?'}token=wrong", follow_redirects=False)
+        assert wrong.status_code == 403, path
+    assert anon.get("/api/tasks").json()["error"].startswith("This request needs")
+    assert snapshot(store) == before
+
+
+def test_the_printed_url_works_in_one_click_and_reads_then_carry_the_cookie(anon, world):
+    opened = anon.get(f"/tasks/{world['task_id']}?token={TOKEN}&activity=1")
+    assert opened.status_code == 200 and "token=" not in str(opened.url)
+    assert "activity=1" in str(opened.url)
+    for path in ("/", "/api/tasks", "/claims", f"/static/{next(STATIC.iterdir()).name}"):
+        assert anon.get(path).status_code == 200, path
+
+
+def test_the_api_accepts_the_token_header_or_query(anon, world):
+    assert anon.get("/api/tasks", headers={"X-Colony-Token": TOKEN}).status_code == 200
+    assert anon.get(f"/api/tasks?token={TOKEN}").status_code == 200
 
 
 def test_human_post_through_the_form_appears_in_the_thread(authed, world, store):
@@ -301,7 +343,7 @@ def test_every_state_changing_route_demands_the_token(client, world, store):
         for route in client.app.routes
         if "POST" in (getattr(route, "methods", None) or ())
     ]
-    assert len(posts) == 5
+    assert len(posts) == 7  # post, pass, plan, withdraw, resolve; the API's messages and plan
     for path in posts:
         assert client.post(path, data={"text": "x"}).status_code == 403
     assert snapshot(store) == before
@@ -386,8 +428,9 @@ def test_pages_contain_no_inline_script_or_style(client, world):
 def test_loopback_binding_rejects_foreign_host_headers(store, repo, world):
     app = create_app(store, TOKEN, cwd=str(repo), allowed_hosts=allowed_hosts("127.0.0.1"))
     with TestClient(app, base_url="http://127.0.0.1:37777") as local:
-        assert local.get("/").status_code == 200
-        assert local.get("/", headers={"host": "evil.example:37777"}).status_code == 421
+        token = {"X-Colony-Token": TOKEN}
+        assert local.get("/", headers=token).status_code == 200
+        assert local.get("/", headers={**token, "host": "evil.example:37777"}).status_code == 421
 
 
 def test_host_parsing_and_loopback_detection():
@@ -415,3 +458,46 @@ def test_viewer_command_is_registered_with_its_options():
 
     out = CliRunner().invoke(cli, ["viewer", "--help"]).output
     assert "--host" in out and "--port" in out and "--open" in out and "37777" in out
+
+
+def test_the_human_withdraws_their_own_question_from_its_card(authed, world, store):
+    mine = actions.ask(store, "human:alice", "Still needed?", to=world["a"].session.handle)
+    theirs = actions.ask(store, "sess-a", "Which port?", to="alice")
+    page = authed.get(f"/tasks/{world['task_id']}").text
+    assert f'name="item_id" value="{mine.id}"' in page
+    assert f'name="item_id" value="{theirs.id}"' not in page  # only its author may withdraw
+    response = authed.post(
+        f"/tasks/{world['task_id']}/withdraw",
+        data={"token": TOKEN, "item_id": str(mine.id)},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    assert store.get_observation(mine.id).status == "withdrawn"
+    refused = authed.post(
+        f"/tasks/{world['task_id']}/withdraw", data={"token": TOKEN, "item_id": str(theirs.id)}
+    )
+    assert refused.status_code == 403 and "Only its author can withdraw" in text_of(refused)
+    assert store.get_observation(theirs.id).status == "pending"
+
+
+def test_the_human_resolves_a_blocker_from_its_card(authed, world, store):
+    blocker = actions.report_blocker(store, "sess-b", "CI is red")
+    page = authed.get(f"/tasks/{world['task_id']}").text
+    assert f'name="blocker_id" value="{blocker.id}"' in page
+    response = authed.post(
+        f"/tasks/{world['task_id']}/resolve",
+        data={"token": TOKEN, "blocker_id": str(blocker.id), "note": "fixed the flaky test"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    assert store.get_observation(blocker.id).status == "resolved"
+    note = store.get_observation(int(response.headers["location"].rsplit("#m", 1)[1]))
+    assert (note.text, note.handle, note.in_reply_to) == (
+        "fixed the flaky test",
+        "alice",
+        blocker.id,
+    )
+    again = authed.post(
+        f"/tasks/{world['task_id']}/resolve", data={"token": TOKEN, "blocker_id": str(blocker.id)}
+    )
+    assert again.status_code == 409 and "already resolved" in text_of(again)

@@ -334,6 +334,8 @@ async def test_the_mcp_tools_plan_take_and_finish(home: Path, repo: Path, anyio_
     store = open_default()
     a = join(store, "sess-a", "claude", repo).session
     b = join(store, "sess-b", "codex", repo).session
+    for session in (a, b):  # recorded under the in-memory server's agent: the caller's own
+        store.refresh_session(session.id, agent_pid=os.getppid())
     server = build_server(open_default, background=False)
     try:
         async with Client(server) as client:

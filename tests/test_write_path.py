@@ -43,6 +43,8 @@ NO_FREE_TEXT = {
     "pop_work_waiters": "task id",
     "remove_work_waiter": "task id, session id",
     "take_work_item": "item id, session id",
+    "set_session_key": "a random key (colony_tasks.identity)",
+    "first_sighting": "a hash of a hook payload and a time",
 }
 
 

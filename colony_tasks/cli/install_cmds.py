@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 
 import click
 
-from ..install import Plan, run
+from ..install import Plan, run, status
+from ..install.locate import EXECUTABLE
 from ..install.plan import AGENTS, Action
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
@@ -57,11 +60,35 @@ def _render(plan: Plan, dry_run: bool) -> str:
             lines.append(f"Not installed for {agents} ({plan.scope} scope): nothing to remove.")
     elif plan.action == "install":
         lines.append(f"Installed for {agents} ({plan.scope} scope). New sessions pick it up.")
-        if "codex" in plan.agents:
-            lines.append("Codex runs new hooks only once trusted: open /hooks in Codex to review.")
-    else:
+    if plan.action == "install":
+        lines.extend(next_steps(plan))
+    elif plan.changed:
         lines.append(f"Removed colony-tasks from {agents} ({plan.scope} scope).")
     return "\n".join(lines)
+
+
+def next_steps(plan: Plan) -> list[str]:
+    """What the user still has to do once, by hand, for the agents to run the hooks."""
+    steps = []
+    if plan.scope == "project":
+        steps.append(
+            "The project files run `colony-tasks` from PATH, so they can be committed. Each"
+            " teammate installs colony-tasks (e.g. `pipx install colony-tasks`) and runs"
+            " `colony-tasks install --scope project` once: that records this machine's Codex"
+            " MCP server and Claude Code's approval of .mcp.json in their own user files."
+        )
+        if shutil.which(EXECUTABLE) is None:
+            steps.append(
+                f"Warning: `{EXECUTABLE}` is not on PATH here, so the agents cannot start it;"
+                f" add {os.path.dirname(plan.command or '') or 'its folder'} to PATH."
+            )
+        if "claude" in plan.agents:
+            steps.append(status.CLAUDE_TRUST_STEP)
+    if "codex" in plan.agents:
+        steps.append(status.CODEX_TRUST_STEP)
+        if plan.scope == "project":
+            steps.append("Codex reads the project's .codex/ hooks only once you trust the project.")
+    return steps
 
 
 def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -> None:

@@ -16,22 +16,36 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def event_of(payload: dict[str, Any], agent: str, pid: int | None = None) -> Event:
+def event_of(
+    payload: dict[str, Any], agent: str, pid: int | None = None, *, cheap: bool = True
+) -> Event:
     """The event; ``pid`` is the agent's process when the hook ran elsewhere (team mode's
-    relay applies events that hook processes spooled), else this process's agent."""
-    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), pid or agent_pid())
+    relay applies events that hook processes spooled), else this process's agent;
+    ``cheap=False`` where the session's owner is established or checked (SessionStart,
+    SessionEnd), which may cost a ``ps`` call off Linux."""
+    agent_process = pid or agent_pid(cheap=cheap)
+    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), agent_process)
 
 
 def session_start(
     store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
 ) -> Result:
-    return events.session_start(store, event_of(payload, agent, pid))
+    return events.session_start(store, event_of(payload, agent, pid, cheap=False))
 
 
 def user_prompt_submit(
     store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
 ) -> Result:
     return events.prompt(store, event_of(payload, agent, pid), text(payload, "prompt"))
+
+
+def acts(event: str, payload: dict[str, Any]) -> bool:
+    """Whether the event needs the store at all: PreToolUse only checks edits (the store is
+    not even opened, nor the event fingerprinted, for any other tool)."""
+    if event != "pre-tool-use":
+        return True
+    tool = tool_use(payload)
+    return tool.action == "edit" and bool(tool.paths)
 
 
 def pre_tool_use(
@@ -56,7 +70,7 @@ def stop(store: Store, payload: dict[str, Any], agent: str, pid: int | None = No
 def session_end(
     store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
 ) -> Result:
-    return events.session_end(store, event_of(payload, agent, pid))
+    return events.session_end(store, event_of(payload, agent, pid, cheap=False))
 
 
 HANDLERS = {

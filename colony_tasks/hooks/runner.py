@@ -11,11 +11,11 @@ import json
 import signal
 import sys
 
-from .. import backend, paths
+from .. import backend, events, paths
 from ..redact import utf8_safe
 from ..store import open_default
-from .handlers import EVENT_NAMES, HANDLERS
-from .payload import detect_agent, tool_use
+from .handlers import EVENT_NAMES, HANDLERS, acts
+from .payload import detect_agent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024
 DEADLINE_SECONDS = 8
+# SessionEnd has the smallest budget of all: Claude's plugin hooks share 1.5 s (3 s when
+# installed in settings), Codex gives 1 s. An agent that kills the hook mid-way loses the
+# log line too; so it waits on a locked store only briefly and gives up on its own, well
+# inside the budget. A session it could not end stays open until `doctor --fix` (or the
+# next run's reaping) ends it as silent; its claims expire at their TTL meanwhile.
+SESSION_END_DEADLINE_SECONDS = 0.7
+SESSION_END_BUSY_MS = 250
 USAGE = "usage: colony-tasks hook EVENT [--agent claude|codex]"
 
 
@@ -32,7 +39,11 @@ class Deadline(Exception):
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
-    raise Deadline(f"hook exceeded {DEADLINE_SECONDS}s")
+    raise Deadline("hook exceeded its deadline")
+
+
+def deadline_for(event: str) -> float:
+    return SESSION_END_DEADLINE_SECONDS if event == "session-end" else DEADLINE_SECONDS
 
 
 def parse_args(args: list[str]) -> tuple[str, str | None]:
@@ -74,11 +85,6 @@ def utf8_safe_value(value: Any) -> Any:
     return value
 
 
-def _edits(payload: dict[str, Any]) -> bool:
-    tool = tool_use(payload)
-    return tool.action == "edit" and bool(tool.paths)
-
-
 def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     handler = HANDLERS.get(event)
     if handler is None:
@@ -88,18 +94,23 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
         raise ValueError(f"{event}: stdin is not a JSON object")
     payload = utf8_safe_value(payload)
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
+    if not acts(event, payload):
+        return None
     url = backend.store_url()
     if url:
         # Team mode: no driver in this process; the local relay applies the event. Imported
         # here: the socket client would cost every SQLite-mode hook ~2.5 ms.
         from ..relay import client as relay_client
 
-        if event == "pre-tool-use" and not _edits(payload):
-            return None  # nothing to check, nothing to record (as in the handler)
         reply = relay_client.handle(url, event, kind, payload) or {}
         return render(event, reply.get("context"), reply.get("deny"))
-    store = open_default()
+    if event == "session-end":
+        store = open_default(busy_timeout_ms=SESSION_END_BUSY_MS)
+    else:
+        store = open_default()
     try:
+        if not events.first_time(store, event, raw):
+            return None  # the same hook installed twice: the first one acts
         result = handler(store, payload, kind)
     finally:
         store.close()
@@ -111,9 +122,9 @@ def run(args: list[str]) -> int:
     event, agent = parse_args(args)
     output: dict[str, Any] | None = None
     try:
-        if hasattr(signal, "SIGALRM"):
+        if hasattr(signal, "setitimer"):
             signal.signal(signal.SIGALRM, _on_alarm)
-            signal.alarm(DEADLINE_SECONDS)
+            signal.setitimer(signal.ITIMER_REAL, deadline_for(event))
         raw = sys.stdin.buffer.read(MAX_STDIN + 1) if sys.stdin else b""
         if len(raw) > MAX_STDIN:
             raise ValueError(f"{event}: payload larger than {MAX_STDIN} bytes ignored")
@@ -126,8 +137,8 @@ def run(args: list[str]) -> int:
         )
         output = None
     finally:
-        if hasattr(signal, "SIGALRM"):
-            signal.alarm(0)
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
     if output is not None:
         try:
             sys.stdout.write(json.dumps(output, ensure_ascii=False))

@@ -16,6 +16,8 @@ from . import hookblock
 from .files import ShapeProblem
 from .locate import claude_config_dir, claude_state_file
 
+APPROVALS = "enabledMcpjsonServers"
+
 SERVER_NAME = "colony-tasks"
 SETTINGS_SCHEMA_URL = "https://json.schemastore.org/claude-code-settings.json"
 
@@ -126,3 +128,57 @@ def uninstall_mcp(data: dict[str, Any]) -> None:
     del servers[SERVER_NAME]
     if not servers:
         del data["mcpServers"]
+
+
+# --- approval of the project's .mcp.json server -------------------------------------------------
+#
+# Claude Code starts a project's .mcp.json server only once this machine's user approved it
+# (and accepted the folder's workspace trust): without it `claude mcp list` shows "Pending
+# approval" and the server never starts. The approval lives in the user-level state file,
+# never in the repository, so a committed .mcp.json cannot approve itself.
+
+
+def approval_path() -> Path:
+    return claude_state_file()
+
+
+def _project(data: dict[str, Any], root: Path, create: bool) -> dict[str, Any] | None:
+    projects = data.get("projects")
+    if projects is None and create:
+        projects = data["projects"] = {}
+    if projects is None:
+        return None
+    if not isinstance(projects, dict):
+        raise ShapeProblem("projects", "an object keyed by project folder", projects)
+    entry = projects.get(str(root))
+    if entry is None and create:
+        entry = projects[str(root)] = {}
+    if entry is not None and not isinstance(entry, dict):
+        raise ShapeProblem(f"projects[{str(root)!r}]", "an object", entry)
+    return entry
+
+
+def approve_project(data: dict[str, Any], root: Path) -> None:
+    """Add our server to ``projects[<root>].enabledMcpjsonServers``."""
+    entry = _project(data, root, create=True)
+    assert entry is not None
+    approved = entry.setdefault(APPROVALS, [])
+    if not isinstance(approved, list):
+        raise ShapeProblem(f"projects[{str(root)!r}].{APPROVALS}", "a list of names", approved)
+    if SERVER_NAME not in approved:
+        approved.append(SERVER_NAME)
+
+
+def withdraw_approval(data: dict[str, Any], root: Path) -> None:
+    """Take our server out of that list (and what that emptied, which install created)."""
+    projects = data.get("projects")
+    entry = _project(data, root, create=False)
+    if entry is None or not isinstance(entry.get(APPROVALS), list):
+        return
+    entry[APPROVALS] = [name for name in entry[APPROVALS] if name != SERVER_NAME]
+    if not entry[APPROVALS]:
+        del entry[APPROVALS]
+    if not entry and isinstance(projects, dict):
+        del projects[str(root)]
+        if not projects:
+            del data["projects"]

@@ -3,6 +3,20 @@
 A plan is a list of :class:`FileChange` (one per file, in a stable order). ``apply`` backs up
 each file it is about to change or delete, then writes it atomically. Nothing is written when
 any file cannot be read or edited, so an error never leaves a half-finished install.
+
+Scopes:
+
+- **user** writes the user's own config files with the absolute path of this machine's
+  console script.
+- **project** writes files meant to be committed (``.claude/settings.json``, ``.mcp.json``,
+  ``.codex/hooks.json``), so they name ``colony-tasks`` as found on PATH: each teammate's
+  per-machine step is to have it on PATH (``pipx install colony-tasks``). What only this
+  machine needs goes to user-level files: Codex's MCP server (Codex reads it from
+  ``$CODEX_HOME/config.toml``) and Claude Code's approval of the ``.mcp.json`` server
+  (``~/.claude.json`` ``projects[<repo>].enabledMcpjsonServers``).
+- Both scopes share Codex's ``[mcp_servers.colony-tasks]``: who installed it is recorded in
+  ``$CODEX_HOME/colony-tasks.installs.json``, and uninstalling one scope removes the table only
+  when no other scope still uses it (each scope removes exactly what it added).
 """
 
 from __future__ import annotations
@@ -13,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import claude, codex
+from . import claude, codex, record
 from .files import (
     InstallError,
     ShapeProblem,
@@ -27,7 +41,7 @@ from .files import (
     shape_error,
     unified_diff,
 )
-from .locate import find_executable, repo_root
+from .locate import EXECUTABLE, find_executable, repo_root
 
 Action = Literal["install", "uninstall"]
 Agent = Literal["claude", "codex"]
@@ -119,24 +133,64 @@ def _json_edit(mutate: Callable[[dict[str, Any]], None], removing: bool) -> Text
 
 
 def _edits(
-    action: Action, agents: Iterable[Agent], scope: Scope, command: str | None, root: Path | None
+    action: Action,
+    agents: Iterable[Agent],
+    scope: Scope,
+    command: str | None,
+    root: Path | None,
+    codex_owners: record.Owners,
 ) -> list[tuple[Path, str, TextEdit]]:
     removing = action == "uninstall"
+    # Committed project files name the command on PATH; user files this machine's path.
+    portable = EXECUTABLE if scope == "project" and command is not None else command
+    owner = record.owner(scope, root)
     edits: list[tuple[Path, str, TextEdit]] = []
     if "claude" in agents:
-        hooks = claude.uninstall_hooks if removing else _bind(claude.install_hooks, command)
-        mcp = claude.uninstall_mcp if removing else _bind(claude.install_mcp, command)
+        hooks = claude.uninstall_hooks if removing else _bind(claude.install_hooks, portable)
+        mcp = claude.uninstall_mcp if removing else _bind(claude.install_mcp, portable)
         edits.append(
             (claude.settings_path(scope, root), "Claude Code hooks", _json_edit(hooks, removing))
         )
         edits.append(
             (claude.mcp_path(scope, root), "Claude Code MCP server", _json_edit(mcp, removing))
         )
+        if scope == "project":
+            assert root is not None
+            approve = _bind_root(
+                claude.withdraw_approval if removing else claude.approve_project, root
+            )
+            edits.append(
+                (
+                    claude.approval_path(),
+                    "Claude Code approval of the project's MCP server",
+                    _json_edit(approve, removing),
+                )
+            )
     if "codex" in agents:
-        hooks = codex.uninstall_hooks if removing else _bind(codex.install_hooks, command)
+        hooks = codex.uninstall_hooks if removing else _bind(codex.install_hooks, portable)
         edits.append((codex.hooks_path(scope, root), "Codex hooks", _json_edit(hooks, removing)))
-        edits.append((codex.config_path(), "Codex MCP server", _toml_edit(removing, command)))
+        others = codex_owners.without(owner)
+        remove_entry = removing and codex_owners.removable_by(owner)
+        if not removing or remove_entry:
+            edits.append((codex.config_path(), "Codex MCP server", _toml_edit(removing, command)))
+        kept = others if removing else codex_owners.with_(owner)
+        edits.append(
+            (
+                record.path(),
+                "who installed the Codex MCP server",
+                _json_edit(record.mutate(kept), removing),
+            )
+        )
     return edits
+
+
+def _bind_root(
+    func: Callable[[dict[str, Any], Path], None], root: Path
+) -> Callable[[dict[str, Any]], None]:
+    def bound(data: dict[str, Any]) -> None:
+        func(data, root)
+
+    return bound
 
 
 def _bind(
@@ -179,8 +233,9 @@ def make_plan(
         command = find_executable()
     root = repo_root(cwd) if scope == "project" else None
     plan = Plan(action, chosen, scope, command)
+    owners = record.read()
     by_path: dict[Path, FileChange] = {}
-    for path, what, edit in _edits(action, chosen, scope, command, root):
+    for path, what, edit in _edits(action, chosen, scope, command, root, owners):
         change = by_path.get(path)
         if change is None:
             text = read_text(path)

@@ -106,7 +106,8 @@ def handle(url: str, event: str, agent: str, payload: dict[str, Any]) -> dict[st
             agent,
             payload,
             session_id=session_id if isinstance(session_id, str) else "",
-            agent_pid=agent_pid(),
+            # SessionStart/End establish or check who owns the session: the exact agent.
+            agent_pid=agent_pid(cheap=event not in ("session-start", "session-end")),
         )
     finally:
         box.close()

@@ -24,7 +24,8 @@ import struct
 import threading
 import time
 
-from .. import backend, paths
+from .. import backend, events, paths
+from ..errors import ColonyError
 from ..hooks.handlers import HANDLERS
 from ..store.pg import PgStore, is_connection_error
 from .client import lock_path, pid_path, socket_path
@@ -145,9 +146,19 @@ class Relay:
                 payload = json.loads(row["payload"])
                 self.busy_since = time.monotonic()
                 with store.transaction():
-                    if store.claim_event_key(row["key"]):
+                    # The same hook installed twice spools one event twice: the first acts.
+                    first = events.first_time(store, row["event"], row["payload"].encode())
+                    if store.claim_event_key(row["key"]) and first:
                         result = handler(store, payload, row["agent"], row["agent_pid"])
                         reply = {"context": result.context, "deny": result.deny}
+        except ColonyError as refused:
+            # The core refused the event (e.g. a hook of another process for a session it does
+            # not own): final, as a SQLite-mode hook logs it and carries on.
+            self.busy_since = None
+            paths.log(f"relay: event {row['event']} #{row['id']} refused: {refused}")
+            self.outbox.done(row["id"])
+            self._answer(row["id"], {})
+            return True
         except Exception as error:  # noqa: BLE001
             self.busy_since = None
             if is_connection_error(error):

@@ -136,11 +136,11 @@ class DeliveryMixin(StoreBase):
         return int(row[0] or 0) if row else 0
 
     def directed_agent_items_since(self, task_id: int, after_id: int) -> int:
-        """Agent-authored questions, handoffs and turn passes addressed to someone."""
+        """Agent-authored questions, handoffs and turn passes, addressed or broadcast."""
         row = self._one(
             "SELECT COUNT(*) FROM observations o JOIN sessions s ON s.id = o.session_id"
             " WHERE o.task_id = ? AND o.id > ? AND s.agent != 'human'"
-            " AND o.to_target IS NOT NULL AND o.kind IN ('question', 'handoff', 'turn')",
+            " AND o.kind IN ('question', 'handoff', 'turn')",
             (task_id, after_id),
         )
         return int(row[0]) if row else 0

@@ -13,6 +13,11 @@ class MaintenanceMixin(StoreBase):
         """``PRAGMA integrity_check`` lines: ``["ok"]`` for a healthy file."""
         return [str(r[0]) for r in self._all("PRAGMA integrity_check")]
 
+    def table_names(self) -> list[str]:
+        """Every table and virtual table in the file."""
+        rows = self._all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        return [str(r[0]) for r in rows]
+
     def fts_indexed_count(self) -> int:
         """How many documents the FTS index holds (its docsize shadow table)."""
         row = self._one("SELECT COUNT(*) FROM observations_fts_docsize")

@@ -429,6 +429,13 @@ class PgStore(Store):
         self._one("SELECT 1")
         return ["ok"]
 
+    def table_names(self) -> list[str]:
+        rows = self._all(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() ORDER BY table_name"
+        )
+        return [str(r[0]) for r in rows]
+
     def wal_bytes(self) -> int:
         return 0
 

@@ -14,6 +14,8 @@ CHECK constraints instead of the vocabulary triggers of SQLite migration 7.
 
 from __future__ import annotations
 
+import re
+
 from .schema import Migration
 
 BASE = """
@@ -172,6 +174,19 @@ CREATE TABLE work_waiters (
 );
 """
 
+# The MCP server's per-session keys and the hook-payload fingerprints that drop a hook
+# installed twice (SQLite migration 10).
+IDENTITY = """
+CREATE TABLE session_keys (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    key TEXT NOT NULL
+);
+CREATE TABLE hook_events (
+    fingerprint TEXT PRIMARY KEY,
+    seen_at DOUBLE PRECISION NOT NULL
+);
+"""
+
 # Who is who across machines (SQLite migration 12 adds the same two columns), and the keys of
 # the events a machine's relay has applied, so a spooled event is never applied twice.
 TEAM_IDENTITY = """
@@ -187,7 +202,14 @@ CREATE INDEX applied_events_time ON applied_events(applied_at);
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
     Migration(9, "work_items", WORK_ITEMS),
+    Migration(10, "identity", IDENTITY),
     Migration(12, "team_identity", TEAM_IDENTITY),
 )
 
 LATEST = MIGRATIONS[-1].version
+
+#: Every table the migrations create (what ``doctor`` expects to find).
+TABLES = frozenset(
+    {"schema_migrations"}
+    | set(re.findall(r"CREATE TABLE (\w+)", "".join(m.sql for m in MIGRATIONS)))
+)

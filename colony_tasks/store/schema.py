@@ -243,6 +243,24 @@ WHEN NEW.state NOT IN ('open', 'taken', 'done', 'blocked', 'dropped')
 BEGIN SELECT RAISE(ABORT, 'work state must be open, taken, done, blocked or dropped'); END;
 """
 
+# A per-session key, shown only in that session's own SessionStart briefing. When the MCP
+# server cannot tell its caller from process ancestry, an explicit session_id must carry it
+# (colony_tasks.identity); it lives apart from sessions so it is never read with a session.
+#
+# hook_events: the fingerprint of each hook payload seen in the last minute. When the same
+# hooks are installed twice (user and project scope, or an old plugin beside an install),
+# the agent runs both with byte-identical input; only the first one acts.
+IDENTITY = """
+CREATE TABLE session_keys (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    key TEXT NOT NULL
+);
+CREATE TABLE hook_events (
+    fingerprint TEXT PRIMARY KEY,
+    seen_at REAL NOT NULL
+);
+"""
+
 # Who is who when sessions of several machines share a store (team mode): the developer and
 # machine each session runs on, shown next to its handle ("codex-91bc (bob@ci-runner-3)").
 TEAM_IDENTITY = """
@@ -260,6 +278,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "task_vocabulary", TASK_VOCABULARY),
     Migration(8, "claim_regex", CLAIM_REGEX),
     Migration(9, "work_items", WORK_ITEMS),
+    Migration(10, "identity", IDENTITY),
     Migration(12, "team_identity", TEAM_IDENTITY),
 )
 

@@ -119,6 +119,26 @@ class SessionsMixin(StoreBase):
         params.append(session_id)
         self._run(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", params)
 
+    def session_key(self, session_id: str) -> str | None:
+        row = self._one("SELECT key FROM session_keys WHERE session_id = ?", (session_id,))
+        return str(row[0]) if row else None
+
+    def set_session_key(self, session_id: str, key: str) -> None:
+        self._run(
+            "INSERT OR IGNORE INTO session_keys(session_id, key) VALUES (?, ?)", (session_id, key)
+        )
+
+    def first_sighting(self, fingerprint: str, window: float) -> bool:
+        """Record a hook payload's fingerprint; False when it was seen within ``window`` s."""
+        now = self.now()
+        with self.transaction():
+            self._run("DELETE FROM hook_events WHERE seen_at < ?", (now - window,))
+            cursor = self._run(
+                "INSERT OR IGNORE INTO hook_events(fingerprint, seen_at) VALUES (?, ?)",
+                (fingerprint, now),
+            )
+            return cursor.rowcount == 1
+
     def end_session(self, session_id: str) -> None:
         now = self.now()
         self._run(

@@ -23,7 +23,7 @@ STEP_WORDING = {
     "list_tasks": "See the open tasks on the lanes page.",
     "list_sessions": "See who is here on the sessions page.",
     "show_task": "See who is on task {task_id} on its page.",
-    "withdraw": "To take it back: `colony-tasks withdraw {item_id}`.",
+    "withdraw": "To take it back, press Withdraw on #{item_id}.",
     "chain_add": "Give {who} the turn to add it to chain {chain_id}.",
     "chain_create": "Start a chain with `colony-tasks chain create NAME`.",
     "embed": "Run `colony-tasks embed` first.",
@@ -139,3 +139,26 @@ def plan_action(
         "kind": "work",
         "notice": None,
     }
+
+
+def withdraw_item(
+    store: Store, name: str | None, cwd: str, task_id: int, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """The human withdraws their own pending question or handoff (``item_id``)."""
+    item_id = _int_or_none(fields.get("item_id"), "question or handoff")
+    if item_id is None:
+        raise InvalidInput("Choose the question or handoff to withdraw.")
+    done = actions.withdraw(store, me(store, name, cwd), item_id)
+    return {"id": done.id, "task_id": done.task_id, "kind": "withdraw", "notice": None}
+
+
+def resolve_blocker(
+    store: Store, name: str | None, cwd: str, task_id: int, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """The human marks an open blocker (``blocker_id``) resolved, with an optional ``note``."""
+    blocker_id = _int_or_none(fields.get("blocker_id"), "blocker")
+    if blocker_id is None:
+        raise InvalidInput("Choose the blocker to resolve.")
+    note = str(fields.get("note") or "").strip() or None
+    done = actions.resolve_blocker(store, me(store, name, cwd), blocker_id, note)
+    return {"id": done.id, "task_id": done.task_id, "kind": "note", "notice": None}

@@ -55,7 +55,7 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(Guard, allowed_hosts=allowed_hosts)],
+        middleware=[Middleware(Guard, allowed_hosts=allowed_hosts, token=token)],
         exception_handlers={ColonyError: _core_error, HTTPException: _http_error},
     )
     app.state.viewer = viewer

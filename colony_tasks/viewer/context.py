@@ -18,10 +18,7 @@ from .templating import environment
 
 MAX_BODY = 256 * 1024
 FORM = "application/x-www-form-urlencoded"
-REJECTED = (
-    "This request needs the viewer's token. Open the URL that `colony-tasks viewer` printed"
-    " (it ends in ?token=...) and try again."
-)
+REJECTED = security.REJECTED
 
 
 @dataclass

@@ -31,6 +31,8 @@ def routes() -> list[Route]:
         Route("/tasks/{task_id:int}/post", post_form, methods=["POST"]),
         Route("/tasks/{task_id:int}/pass", pass_form, methods=["POST"]),
         Route("/tasks/{task_id:int}/plan", plan_form, methods=["POST"]),
+        Route("/tasks/{task_id:int}/withdraw", withdraw_form, methods=["POST"]),
+        Route("/tasks/{task_id:int}/resolve", resolve_form, methods=["POST"]),
         Route("/claims", claims_page, methods=["GET"], name="claims"),
         Route("/partials/claims", partial("_claims.html", data.claims_view), methods=["GET"]),
         Route("/sessions", sessions_page, methods=["GET"], name="sessions"),
@@ -173,6 +175,14 @@ async def pass_form(request: Request) -> Response:
 
 async def plan_form(request: Request) -> Response:
     return await _act(request, actions.plan_action, "plan")
+
+
+async def withdraw_form(request: Request) -> Response:
+    return await _act(request, actions.withdraw_item, "withdraw")
+
+
+async def resolve_form(request: Request) -> Response:
+    return await _act(request, actions.resolve_blocker, "resolve")
 
 
 async def _act(request: Request, action: Any, form: str) -> Response:

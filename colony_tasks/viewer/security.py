@@ -1,10 +1,14 @@
 """The viewer's guards: the per-run token, strict response headers, and a Host check.
 
-- Every state-changing request carries the token printed in the URL ``viewer`` opens: as the
-  ``token`` form field or the ``X-Colony-Token`` header. The first page load with ``?token=``
-  stores it in an HttpOnly, SameSite=Strict cookie and redirects to the same page without it;
-  pages then render it into their forms' hidden field. A request without it is refused (403)
-  before anything is read from or written to the store.
+- Every request, reads included (pages, partials, the JSON API, static files), proves it has
+  the token printed in the URL ``viewer`` opens: the cookie, the ``X-Colony-Token`` header or
+  ``?token=``. A page load with a valid ``?token=`` stores it in an HttpOnly, SameSite=Strict
+  cookie and redirects to the same page without it, so the printed URL works in one click.
+  Anything else is refused (403) before anything is read from the store: the database is
+  0600, and the viewer must not serve every prompt and command to any local user.
+- Every state-changing request also carries the token itself (the ``token`` form field or
+  the header; pages render it into their forms' hidden field): a cookie alone does not
+  authorise a write.
 - Every response carries a Content-Security-Policy without inline script or style.
 - On loopback, requests must name a loopback Host, which stops DNS-rebinding pages from
   reading the dashboard.
@@ -12,13 +16,19 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterable
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TOKEN_FIELD = "token"
+REJECTED = (
+    "This request needs the viewer's token. Open the URL that `colony-tasks viewer` printed"
+    " (it ends in ?token=...) and try again."
+)
 TOKEN_HEADER = "x-colony-token"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 CSP = (
@@ -62,11 +72,15 @@ def host_of(header: str) -> str:
 
 
 class Guard:
-    """ASGI middleware: security headers on every response, and the Host check."""
+    """ASGI middleware: security headers on every response, the Host check, and the token on
+    every request (``token`` None only in tests of the other two)."""
 
-    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, allowed_hosts: Iterable[str] | None = None, token: str | None = None
+    ) -> None:
         self.app = app
         self.allowed = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+        self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -78,6 +92,8 @@ class Guard:
             if host not in self.allowed:
                 await _plain(send, 421, "Unknown host: open the viewer on a loopback address.")
                 return
+        if self.token is not None and not await self._admitted(scope, send):
+            return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -87,15 +103,58 @@ class Guard:
 
         await self.app(scope, receive, send_with_headers)
 
+    async def _admitted(self, scope: Scope, send: Send) -> bool:
+        """True when the request may go on; otherwise the refusal (or the cookie-setting
+        redirect for ``?token=`` on a page) has been sent."""
+        assert self.token is not None
+        request = Request(scope)
+        if valid(self.token, request.headers.get(TOKEN_HEADER)) or valid(
+            self.token, request.cookies.get(cookie_name(request))
+        ):
+            return True
+        if valid(self.token, request.query_params.get(TOKEN_FIELD)):
+            if request.method != "GET" or request.url.path.startswith(("/api/", "/static/")):
+                return True
+            await _redirect_with_cookie(request, self.token, send)
+            return False
+        if request.url.path.startswith("/api/"):
+            await _plain(send, 403, json.dumps({"error": REJECTED}), "application/json")
+        else:
+            await _plain(send, 403, REJECTED)
+        return False
 
-async def _plain(send: Send, status: int, text: str) -> None:
+
+async def _redirect_with_cookie(request: Request, token: str, send: Send) -> None:
+    """``?token=`` on a page: keep it in a cookie, then drop it from the address bar."""
+    rest = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_FIELD]
+    # One leading slash only: "//host" would be a redirect to another site.
+    target = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
+    cookie = f"{cookie_name(request)}={token}; HttpOnly; Path=/; SameSite=strict"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 303,
+            "headers": [
+                (b"location", target.encode("latin-1", "replace")),
+                (b"set-cookie", cookie.encode("latin-1")),
+                (b"content-length", b"0"),
+                *HEADERS,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def _plain(
+    send: Send, status: int, text: str, content_type: str = "text/plain; charset=utf-8"
+) -> None:
     body = text.encode()
     await send(
         {
             "type": "http.response.start",
             "status": status,
             "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-type", content_type.encode()),
                 (b"content-length", str(len(body)).encode()),
                 *HEADERS,
             ],

@@ -79,9 +79,15 @@ class Sandbox:
         self.repo.mkdir()
         self.runs: list[Run] = []
         self.colony_path = COLONY
+        # colony-tasks on PATH, as `pipx install` puts it: project-scope files name it so.
+        user_bin = self.home / ".local" / "bin"
+        user_bin.mkdir(parents=True)
+        (user_bin / "colony-tasks").symlink_to(COLONY)
         self.env = {
             "HOME": str(self.home),
-            "PATH": os.pathsep.join([str(toolchain.bin_dir), "/usr/local/bin", "/usr/bin", "/bin"]),
+            "PATH": os.pathsep.join(
+                [str(user_bin), str(toolchain.bin_dir), "/usr/local/bin", "/usr/bin", "/bin"]
+            ),
             "LANG": "C.UTF-8",
             "TMPDIR": str(root),
             "COLONY_TASKS_HOME": str(self.data),
@@ -138,6 +144,15 @@ class Sandbox:
 
     def install(self, agent: str, scope: str = "user") -> None:
         self.colony("install", "--agent", agent, "--scope", scope)
+
+    def accept_workspace_trust(self) -> None:
+        """What Claude Code records when the user accepts the folder's trust dialog (once per
+        folder and machine; `-p` runs skip the dialog, `mcp list` does not)."""
+        state_file = self.home / ".claude.json"
+        state = json.loads(state_file.read_text()) if state_file.exists() else {}
+        project = state.setdefault("projects", {}).setdefault(str(self.repo), {})
+        project["hasTrustDialogAccepted"] = True
+        state_file.write_text(json.dumps(state, indent=2))
 
     def lane_task(self) -> dict[str, Any]:
         return self.colony_json("tasks", "show", "1")

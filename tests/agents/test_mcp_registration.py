@@ -4,26 +4,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.agents
 
-PROJECT_APPROVAL = (
-    "Product gap: at project scope Claude Code lists the .mcp.json server as '⏸ Pending approval "
-    "(run `claude` to approve)' and never starts it. `colony-tasks install --scope project` does "
-    "not record the approval; Claude Code reads it from ~/.claude.json "
-    "projects[<repo>].enabledMcpjsonServers (together with the workspace-trust flag)."
-)
 
-
-@pytest.mark.parametrize(
-    "scope",
-    [
-        "user",
-        pytest.param("project", marks=pytest.mark.xfail(strict=True, reason=PROJECT_APPROVAL)),
-    ],
-)
+@pytest.mark.parametrize("scope", ["user", "project"])
 def test_claude_mcp_list_shows_the_server_connected_until_uninstall(sandbox, scope):
+    if scope == "project":
+        sandbox.accept_workspace_trust()  # the one step install asks of the user
     sandbox.install("claude", scope)
     listed = sandbox.run(sandbox.toolchain.claude, "mcp", "list").stdout
     assert "colony-tasks:" in listed
@@ -32,6 +23,19 @@ def test_claude_mcp_list_shows_the_server_connected_until_uninstall(sandbox, sco
     sandbox.colony("uninstall", "--agent", "claude", "--scope", scope)
     listed = sandbox.run(sandbox.toolchain.claude, "mcp", "list").stdout
     assert "colony-tasks" not in listed, listed
+
+
+def test_claude_starts_the_project_server_only_with_the_approval_install_records(sandbox):
+    sandbox.accept_workspace_trust()
+    sandbox.install("claude", "project")
+    state_file = sandbox.home / ".claude.json"
+    state = json.loads(state_file.read_text())
+    project = state["projects"][str(sandbox.repo)]
+    assert project["enabledMcpjsonServers"] == ["colony-tasks"]
+    del project["enabledMcpjsonServers"]
+    state_file.write_text(json.dumps(state))
+    listed = sandbox.run(sandbox.toolchain.claude, "mcp", "list").stdout
+    assert "Pending approval" in listed, listed
 
 
 @pytest.mark.parametrize("scope", ["user", "project"])
