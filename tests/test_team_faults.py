@@ -80,6 +80,9 @@ def test_events_spool_while_the_server_is_away_and_arrive_once_in_order(
     assert prompts(pg_url, "s1") == expected
 
 
+BACKLOG = 600
+
+
 def test_a_relay_killed_mid_flush_loses_nothing_and_applies_nothing_twice(
     machines: list[Machine], pg_url: str
 ):
@@ -88,7 +91,7 @@ def test_a_relay_killed_mid_flush_loses_nothing_and_applies_nothing_twice(
     laptop.stop_relay()
     # Spool a backlog as hooks do (Outbox.put) while no relay runs.
     box = Outbox(str(laptop.outbox()))
-    for i in range(300):
+    for i in range(BACKLOG):
         payload = claude("user-prompt-submit", "s1", laptop.clone, prompt=f"backlog {i}")
         # The session's agent is this test process (it ran the SessionStart hook).
         box.put(
@@ -100,18 +103,19 @@ def test_a_relay_killed_mid_flush_loses_nothing_and_applies_nothing_twice(
         [sys.executable, "-m", "colony_tasks.relay.daemon"],
         env={**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env},
     )
-    wait_for(lambda: len(prompts(pg_url, "s1")) > 0, timeout=60, step=0.005)
+    # Polled on the local outbox (~1 ms), so the kill lands early in the flush.
+    wait_for(lambda: pending(laptop) < BACKLOG, timeout=60, step=0.002)
     relay.kill()
     relay.wait(30)
     left = pending(laptop)
-    assert 0 < left < 300  # the kill landed mid-flush
+    assert 0 < left < BACKLOG  # the kill landed mid-flush
     # Another hook starts a new relay, which finishes the job.
     say(laptop, "s1", "after the kill")
     wait_for(lambda: pending(laptop) == 0, timeout=60)
     seen = prompts(pg_url, "s1")
     backlog = [t for t in seen if t.startswith("backlog")]
-    assert backlog == [f"backlog {i}" for i in range(300)]
-    assert seen[-1] == "after the kill" and len(seen) == 301
+    assert backlog == [f"backlog {i}" for i in range(BACKLOG)]
+    assert seen[-1] == "after the kill" and len(seen) == BACKLOG + 1
 
 
 def test_an_event_committed_before_a_crash_is_not_applied_again(
