@@ -4,15 +4,19 @@ Measures, reporting p50 and p90 side by side (the machine may be shared and nois
 
 1. ``search.keyword_search`` (FTS5 bm25, limit 20) on the generated databases of
    ``bench/store.py`` (cached in ``/tmp/colony-bench-cache``) at 100k and 1M observations, for a
-   query mix: two rare words, two common words, a five-word sentence, a prefix (``word*``);
-2. ``VectorIndex.top(query, 20)`` in a warm process over 100k and 1M random unit float32
-   vectors of dimension 256, put straight into a ``VectorIndex`` (no SQLite involved);
+   query mix: two rare words, two common words, a five-word sentence, a prefix (``word*``); each
+   beside a same-run baseline that ranks every match (``fts_search(window=None)``, the previous
+   behaviour) instead of the newest rows first;
+2. ``VectorIndex.top`` in a warm process over 100k and 1M random unit vectors of dimension 256
+   held as int8 codes with scales, beside the previous float32 matrix product (same run);
 3. ``VectorIndex.refresh``: loading 100k such vectors (and 1M in a full run) from the
    ``vectors`` table of a scratch store into a new index (rows bulk-inserted beforehand);
 4. embedding throughput per backend in a fresh child process (``static``; ``minilm`` when it
    can load, here or in the interpreter given by ``--minilm-python``, else the reason);
 5. ``semantic.backfill`` of a copy of the 100k database with the static embedder, then
-   ``SearchEngine.search`` (hybrid, limit 20) p50 on it.
+   ``SearchEngine.search`` (hybrid, limit 20) p50 on it, and what one CLI command pays: a new
+   ``Searcher`` mapping the on-disk index cache, beside a new engine that reads every vector
+   out of SQLite (the previous behaviour).
 
 Run ``python bench/search.py`` (``--quick`` for 10k/100k instead of 100k/1M and fewer samples;
 ``--only fts,topk,refresh,embed,backfill`` to pick sections). Results are also written to
@@ -92,6 +96,16 @@ def bench_fts(dbs: list[tuple[int, Path, dict[str, Any]]], n: int, n_slow: int) 
                 hits = search.keyword_search(store, query)
                 assert hits, f"no hits for {query!r} in {db}"
                 count = n if label in ("rare 2-word", "prefix") else n_slow
+                match = search.fts_query(query)
+                before = stat(
+                    f"fts {label} @{human(total)} (before: rank all)",
+                    time_calls(
+                        lambda m=match, s=store: s.fts_search(m, limit=20, window=None),
+                        count,
+                        warmup=2,
+                    ),
+                    note="the same query ranking every match (no recent window)",
+                )
                 samples = time_calls(
                     lambda q=query, s=store: search.keyword_search(s, q), count, warmup=2
                 )
@@ -99,14 +113,14 @@ def bench_fts(dbs: list[tuple[int, Path, dict[str, Any]]], n: int, n_slow: int) 
                     f"fts {label} @{human(total)}",
                     samples,
                     note=f"keyword_search({query!r}, limit 20): {what}; {total:,} observations,"
-                    " warm connection",
+                    " warm connection; newest-rows window first",
                 )
-                if label in first:
-                    compare(result, first[label], f"vs @{human(dbs[0][0])}")
-                else:
+                compare(result, before, "vs rank all")
+                if label not in first:
                     first[label] = result
+                print_stat(before)
                 print_stat(result)
-                out.append(result)
+                out += [before, result]
         finally:
             store.close()
     return out
@@ -126,38 +140,55 @@ def random_unit(n: int, dim: int, seed: int) -> np.ndarray:
     return out
 
 
-def filled_index(n: int) -> semantic.VectorIndex:
-    """A VectorIndex holding ``n`` random vectors, set directly (what refresh would build)."""
+def filled_index(n: int) -> tuple[semantic.VectorIndex, np.ndarray]:
+    """A VectorIndex of ``n`` random vectors, set directly (what refresh would build), and the
+    float32 matrix itself (what the index held before it was quantised: the baseline)."""
     index = semantic.VectorIndex(RANDOM_MODEL, DIM)
-    index.ids = np.arange(1, n + 1, dtype=np.int64)
-    index.matrix = random_unit(n, DIM, SEED + n)
-    return index
+    matrix = random_unit(n, DIM, SEED + n)
+    codes, scales = semantic.quantize(matrix)
+    index.segments = [(np.arange(1, n + 1, dtype=np.int64), scales, codes)]
+    return index, matrix
+
+
+def float32_top(matrix: np.ndarray, query: np.ndarray, k: int) -> list[int]:
+    """The previous index's search: one float32 matrix-vector product and a partition."""
+    scores = matrix @ query
+    best = np.argpartition(-scores, k - 1)[:k]
+    return best[np.argsort(-scores[best])].tolist()
 
 
 def bench_topk(sizes: tuple[int, ...], n: dict[int, int]) -> list[Stat]:
     out: list[Stat] = []
     queries = random_unit(64, DIM, SEED)
-    base: Stat | None = None
     for size in sizes:
-        index = filled_index(size)
+        index, matrix = filled_index(size)
         cycle = iter(range(10**9))
 
         def top(index: semantic.VectorIndex = index, cycle=cycle) -> None:
-            index.top(queries[next(cycle) % len(queries)], TOP_K)
+            index.top(queries[next(cycle) % len(queries)], TOP_K * semantic.RESCORE)
 
-        result = stat(
-            f"semantic top-{TOP_K} @{human(size)}",
-            time_calls(top, n[size], warmup=3),
-            note=f"VectorIndex.top over {size:,} random unit float32 vectors of dim {DIM}, put"
-            " straight into the index (ids + matrix); warm process, 64 rotating query vectors",
+        def old(matrix: np.ndarray = matrix, cycle=cycle) -> None:
+            float32_top(matrix, queries[next(cycle) % len(queries)], TOP_K)
+
+        baseline = stat(
+            f"float32 top-{TOP_K} @{human(size)} (before)",
+            time_calls(old, n[size], warmup=3),
+            note=f"the previous index: {size:,} float32 vectors of dim {DIM} in one matrix"
+            f" ({size * DIM * 4 / 2**20:,.0f} MiB)",
         )
-        if base is None:
-            base = result
-        else:
-            compare(result, base, f"vs @{human(sizes[0])}")
+        result = stat(
+            f"semantic int8 top-{TOP_K * semantic.RESCORE} @{human(size)}",
+            time_calls(top, n[size], warmup=3),
+            note=f"VectorIndex.top over {size:,} int8 codes + scales of dim {DIM}"
+            f" ({size * (DIM + 12) / 2**20:,.0f} MiB), scored in chunks of"
+            f" {semantic.CHUNK_ROWS:,} rows; the {TOP_K * semantic.RESCORE} candidates that"
+            " SearchEngine re-scores exactly",
+        )
+        compare(result, baseline, "vs float32")
+        print_stat(baseline)
         print_stat(result)
-        out.append(result)
-        del index
+        out += [baseline, result]
+        del index, matrix
     return out
 
 
@@ -204,7 +235,7 @@ def bench_refresh(workspace: Path, sizes: tuple[int, ...], n: dict[int, int]) ->
             f"VectorIndex.refresh {human(size)} vectors",
             samples,
             note=f"a new index loading {size:,} dim-{DIM} vectors from the vectors table (pages"
-            " of 50k, each appended with np.vstack); database just written, in the page cache",
+            " of 50k, each quantised to int8); database just written, in the page cache, no disk cache",
         )
         warm = semantic.VectorIndex(RANDOM_MODEL, DIM)
         warm.refresh(store)
@@ -378,12 +409,32 @@ def bench_backfill(
             f"hybrid {label} @{human(total)}",
             time_calls(lambda q=query: engine.search(q), count, warmup=2),
             note=f"SearchEngine.search({query!r}, limit 20) with the static embedder over"
-            f" {total:,} observations and vectors: keyword_search(limit 50), embed the query,"
-            " VectorIndex.top(200), RRF, fetch missing rows; warm engine",
+            f" {total:,} observations and vectors: keyword_search(limit 20), embed the query,"
+            " VectorIndex.exact_top (int8 scan, float32 re-score), weighted RRF, fetch missing rows;"
+            " warm engine",
         )
         compare(hybrid, fts_base[label], "vs fts")
         print_stat(hybrid)
         out.append(hybrid)
+    cli_before = stat(
+        f"CLI hybrid @{human(total)} (before: load every vector)",
+        time_calls(
+            lambda: semantic.SearchEngine(store, embedder, cache=False).search(SENTENCE),
+            max(3, n_slow // 4),
+            warmup=1,
+        ),
+        note="a new engine per command reading every vector out of SQLite, then one search",
+    )
+    cli = stat(
+        f"CLI hybrid @{human(total)}",
+        time_calls(lambda: search.Searcher(store).search(SENTENCE), n_slow, warmup=1),
+        note="a new Searcher per command (what one `colony-tasks search` runs): maps the"
+        " on-disk int8 index cache, reads vectors newer than it, one hybrid search",
+    )
+    compare(cli, cli_before, "vs before")
+    print_stat(cli_before)
+    print_stat(cli)
+    out += [cli_before, cli]
     store.close()
     details = {
         "backfill_seconds": round(timer.seconds, 2),

@@ -19,6 +19,11 @@ the shipped parameters is checked to rank exactly as ``SearchEngine.search`` doe
 are chosen with two-fold cross-validation over the queries, so the reported figure is measured
 on queries the choice did not see.
 
+``--busy`` runs the busy-store evaluation instead (``bench/search_eval_busy_data.py``): 104
+paraphrased questions and 28 exact identifiers over needles spread through 0, 2,000 and 10,000
+generated observations (``--sizes``); recall@5 and MRR per method and query style, then the
+fusion grid chosen on half the queries and reported on the other half.
+
 Run ``python bench/search_eval.py`` (``--embedders static,minilm``; a backend that cannot load
 here is skipped with the reason, so minilm needs the ``[minilm]`` extra in this interpreter).
 ``--seeds 11,12,13`` repeats the headline figures on other generated histories (the filler and
@@ -43,11 +48,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import search_eval_busy_data as busy
 from _stats import log, machine_info, machine_line, write_json
 from search_eval_data import AGENTS, CORE, QUERIES, TASKS, filler
 
 from colony_tasks import semantic
 from colony_tasks.embeddings import Embedder, EmbedderUnavailable, get_embedder
+from colony_tasks.hits import FUSION, looks_like_identifier
+from colony_tasks.hits import Fusion as Shipped
+from colony_tasks.hits import fuse as shipped_fuse
 from colony_tasks.search import fts_query, keyword_search
 from colony_tasks.store import Store
 
@@ -155,10 +164,10 @@ def fts_ranker(store: Store) -> Ranker:
     return lambda q: [h.id for h in keyword_search(store, q, limit=CUTOFF)]
 
 
-def semantic_ranker(embedder: Embedder, index: semantic.VectorIndex) -> Ranker:
+def semantic_ranker(store: Store, embedder: Embedder, index: semantic.VectorIndex) -> Ranker:
     def rank(query: str) -> list[int]:
         vector = embedder.embed([query])[0]
-        return [i for i, _ in index.top(vector, CUTOFF)] if np.any(vector) else []
+        return [i for i, _ in index.exact_top(store, vector, CUTOFF)] if np.any(vector) else []
 
     return rank
 
@@ -181,7 +190,7 @@ def candidates(store: Store, embedder: Embedder, index: semantic.VectorIndex) ->
         vector = embedder.embed([query])[0]  # one at a time, as SearchEngine does (batching
         # pads, which moves a transformer's vectors by rounding and can swap near-ties)
         keyword.append([(h.id, h.score) for h in keyword_search(store, query, limit=200)])
-        nearest.append(index.top(vector, 200) if np.any(vector) else [])
+        nearest.append(index.exact_top(store, vector, 200) if np.any(vector) else [])
     return Candidates(keyword, nearest)
 
 
@@ -190,12 +199,12 @@ class Fusion:
     """One fusion variant. ``rrf`` with the defaults below is what SearchEngine ships."""
 
     method: str = "rrf"  # or "cc": convex combination of min-max normalised scores
-    k: int = semantic.RRF_K
-    kw_n: int = semantic.CANDIDATES
-    sem_n: int = semantic.CANDIDATES
-    w_sem: float = 1.0  # weight of the semantic list (keyword weight is 1)
+    k: int = FUSION.k
+    kw_n: int = FUSION.keyword_depth
+    sem_n: int = FUSION.semantic_depth
+    w_sem: float = FUSION.semantic_weight / FUSION.keyword_weight  # (keyword weight is 1)
     floor: float | None = None  # drop semantic candidates below this cosine
-    rel_floor: float | None = semantic.RELATIVE_FLOOR  # drop those below this share of the best
+    rel_floor: float | None = FUSION.relative_floor  # drop those below this share of the best
 
     def label(self) -> str:
         if self.method == "cc":
@@ -344,6 +353,242 @@ def fmt_rank(rank: int | None) -> str:
     return str(rank) if rank else "-"
 
 
+# -- the busy store ---------------------------------------------------------------------------
+
+BUSY_SIZES = (0, 2_000, 10_000)
+
+
+def busy_queries() -> list[tuple[str, str, str]]:
+    """(style, query, needle key): every paraphrase, then every exact identifier."""
+    out = [("paraphrase", query, key) for key, _, _, _, query in busy.NEEDLES]
+    out += [("identifier", query, key) for query, key in busy.IDENTIFIER_QUERIES]
+    return out
+
+
+def load_busy(path: Path, distractors: int, seed: int) -> tuple[Store, dict[str, int]]:
+    """A store holding the needles spread through ``distractors`` haystack observations."""
+    tick = itertools.count()
+    t0 = time.time() - 60 * 24 * 3600
+    store = Store(path, clock=lambda: t0 + 31.0 * next(tick))
+    for session_id, handle, agent in busy.AGENTS.values():
+        store.insert_session(session_id, handle, agent, "/work/webapp", None, None)
+    task_id = store.insert_task("webapp main (lane task)", created_by=busy.AGENTS["ash"][0])
+    noise = busy.haystack(distractors, seed)
+    total = len(noise) + len(busy.NEEDLES)
+    slots = set(random.Random(seed).sample(range(total), len(busy.NEEDLES)))
+    needles, rest = iter(busy.NEEDLES), iter(noise)
+    keys: dict[str, int] = {}
+    with store.transaction():
+        for position in range(total):
+            if position in slots:
+                key, kind, agent, text, _ = next(needles)
+            else:
+                key, (kind, agent, text) = None, next(rest)
+            obs_id = store.add_observation(
+                kind, text, session_id=busy.AGENTS[agent][0], task_id=task_id
+            )
+            if key is not None:
+                keys[key] = obs_id
+    return store, keys
+
+
+@dataclass
+class BusyRun:
+    """One busy store: per-method scores and, per embedder, deep candidate lists for tuning."""
+
+    scores: dict[str, dict[str, Score]]
+    relevant: list[set[int]]
+    keyword: list[list[int]]
+    nearest: dict[str, list[list[tuple[int, float]]]]
+    identifier: list[bool]
+
+
+BUSY_STYLES = ("paraphrase", "identifier")
+
+
+def busy_styles(queries: Sequence[tuple[str, str, str]], pick: Sequence[int] | None = None):
+    chosen = range(len(queries)) if pick is None else pick
+    return {s: [i for i in chosen if queries[i][0] == s] for s in BUSY_STYLES}
+
+
+def evaluate_busy(
+    embedders: dict[str, Embedder], sizes: Sequence[int], seed: int
+) -> dict[int, BusyRun]:
+    """size -> the scores of every method, and candidates for the fusion tuning."""
+    queries = busy_queries()
+    styles = busy_styles(queries)
+    deep = Shipped(keyword_depth=200, semantic_depth=200, relative_floor=0.0, min_cosine=-1.0)
+    out: dict[int, BusyRun] = {}
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="colony-search-busy-") as workdir:
+            store, keys = load_busy(Path(workdir) / "busy.db", size, seed)
+            try:
+                relevant = [{keys[key]} for _, _, key in queries]
+
+                def measure(ranker: Ranker, relevant=relevant) -> dict[str, Score]:
+                    ranks = [ranker(q)[:CUTOFF] for _, q, _ in queries]
+                    return {s: score(ranks, relevant, pick) for s, pick in styles.items()}
+
+                methods = {"keyword": measure(fts_ranker(store))}
+                keyword = [
+                    [h.id for h in keyword_search(store, q, limit=200)] for _, q, _ in queries
+                ]
+                nearest: dict[str, list[list[tuple[int, float]]]] = {}
+                for name, embedder in embedders.items():
+                    started = time.perf_counter()
+                    semantic.backfill(store, embedder)
+                    seconds = time.perf_counter() - started
+                    log(f"  {size:>6} distractors: backfill {name} {seconds:.1f}s")
+                    engine = semantic.SearchEngine(store, embedder, cache=False)
+                    deep_engine = semantic.SearchEngine(store, embedder, fusion=deep, cache=False)
+                    lists = [deep_engine.nearest(q) or [] for _, q, _ in queries]
+                    nearest[name] = lists
+                    by_query = {
+                        q: [i for i, _ in near]
+                        for (_, q, _), near in zip(queries, lists, strict=True)
+                    }
+                    methods[f"semantic {name}"] = measure(by_query.__getitem__)
+                    methods[f"hybrid {name}"] = measure(hybrid_ranker(engine))
+                shapes = [looks_like_identifier(q) for _, q, _ in queries]
+                out[size] = BusyRun(methods, relevant, keyword, nearest, shapes)
+            finally:
+                store.close()
+    return out
+
+
+def busy_grid() -> list[Shipped]:
+    out = []
+    for k, kd, sd, kw, rel, floor, ident in itertools.product(
+        (5, 20, 60),
+        (20, 50),
+        (10, 20, 50),
+        (0.5, 0.75, 1.0, 1.5),
+        (0.0, 0.7, 0.8),
+        (-1.0, 0.3, 0.45),
+        (1.0, 3.0, 10.0),
+    ):
+        out.append(Shipped(k, kd, sd, kw, 1.0, floor, rel, ident))
+    return out
+
+
+def busy_fused(run: BusyRun, name: str, f: Shipped) -> list[list[int]]:
+    return [
+        [i for i, _ in shipped_fuse(kw, near, f, identifier=shape)[:CUTOFF]]
+        for kw, near, shape in zip(run.keyword, run.nearest[name], run.identifier, strict=True)
+    ]
+
+
+def busy_objective(runs: Sequence[BusyRun], name: str, f: Shipped, pick: Sequence[int]) -> float:
+    """Paraphrase recall@5 + MRR averaged over stores; -1 if identifiers lose to keywords."""
+    styles = busy_styles(busy_queries(), pick)
+    total = 0.0
+    for run in runs:
+        ranks = busy_fused(run, name, f)
+        ident = score(ranks, run.relevant, styles["identifier"])
+        keyword = score([kw[:CUTOFF] for kw in run.keyword], run.relevant, styles["identifier"])
+        if ident.recall < keyword.recall or ident.mrr < keyword.mrr - 0.02:
+            return -1.0
+        para = score(ranks, run.relevant, styles["paraphrase"])
+        total += para.recall + para.mrr
+    return total / len(runs)
+
+
+def busy_tuning(results: dict[int, BusyRun], names: Sequence[str]) -> dict[str, Any]:
+    """Choose the fusion on half the queries of the busiest stores, report the other half."""
+    queries = busy_queries()
+    halves = [list(range(0, len(queries), 2)), list(range(1, len(queries), 2))]
+    busiest = [results[s] for s in sorted(results) if s >= 2_000] or list(results.values())
+    variants = busy_grid()
+    report: dict[str, Any] = {}
+    tune, held = halves
+
+    def joint(f: Shipped) -> float:
+        values = [busy_objective(busiest, name, f, tune) for name in names]
+        return -1.0 if min(values) < 0 else sum(values) / len(values)
+
+    # One fusion ships for every embedder: chosen on the tuning half for all of them at once.
+    best = max(variants, key=lambda f: (joint(f), f == FUSION))
+    for name in names:
+        log("")
+        log(f"{name}: fusion chosen on half the queries (2k and 10k, all embedders): {best}")
+        rows = []
+        for size, run in results.items():
+            for label, f in (("shipped", FUSION), ("chosen", best)):
+                for part, pick in (("tune", tune), ("held-out", held)):
+                    styles = busy_styles(queries, pick)
+                    ranks = busy_fused(run, name, f)
+                    para = score(ranks, run.relevant, styles["paraphrase"])
+                    ident = score(ranks, run.relevant, styles["identifier"])
+                    rows.append((size, label, part, para, ident))
+        log("distractors | fusion  | half     | paraphrase R@5   MRR | identifier R@5   MRR")
+        for size, label, part, para, ident in rows:
+            log(
+                f"{size:>11,} | {label:<7} | {part:<8} | {para.recall:14.3f} {para.mrr:5.3f} |"
+                f" {ident.recall:14.3f} {ident.mrr:5.3f}"
+            )
+        report[name] = {
+            "chosen": vars(best),
+            "rows": [
+                {"size": s, "fusion": lab, "half": h, "paraphrase": vars(p), "identifier": vars(i)}
+                for s, lab, h, p, i in rows
+            ],
+        }
+    return report
+
+
+def busy_table(results: dict[int, BusyRun]) -> str:
+    lines = []
+    header = "method            | distractors | paraphrase R@5   MRR | identifier R@5   MRR"
+    lines.append(header)
+    lines.append("-" * len(header))
+    methods = list(next(iter(results.values())).scores)
+    for method in methods:
+        for size, run in results.items():
+            p, i = run.scores[method]["paraphrase"], run.scores[method]["identifier"]
+            lines.append(
+                f"{method:<17} | {size:>11,} | {p.recall:14.3f} {p.mrr:5.3f} |"
+                f" {i.recall:14.3f} {i.mrr:5.3f}"
+            )
+    return "\n".join(lines)
+
+
+def busy_main(args: argparse.Namespace) -> int:
+    info = machine_info()
+    log("search relevance in a busy store")
+    log(f"machine: {machine_line(info)}")
+    names = [n.strip() for n in args.embedders.split(",") if n.strip()]
+    embedders, skipped = load_embedders(names)
+    for name, reason in skipped.items():
+        log(f"  skipping embedder {name!r}: {reason}")
+    queries = busy_queries()
+    n_para = sum(1 for q in queries if q[0] == "paraphrase")
+    log(
+        f"{len(busy.NEEDLES)} needles; {n_para} paraphrase and {len(queries) - n_para}"
+        f" identifier queries; distractors {', '.join(f'{s:,}' for s in args.sizes)}"
+    )
+    results = evaluate_busy(embedders, args.sizes, args.seeds[0])
+    log("")
+    log(f"recall@{RECALL_AT} and MRR@{CUTOFF} per method, distractor count and query style")
+    log(busy_table(results))
+    tuning = {} if args.no_tuning else busy_tuning(results, list(embedders))
+    if args.json:
+        write_json(
+            args.json,
+            {
+                "benchmark": "search_eval_busy",
+                "machine": info,
+                "skipped": skipped,
+                "results": {
+                    size: {m: {s: vars(x) for s, x in by.items()} for m, by in run.scores.items()}
+                    for size, run in results.items()
+                },
+                "tuning": tuning,
+            },
+        )
+        log(f"results written to {args.json}")
+    return 0
+
+
 # -- main -------------------------------------------------------------------------------------
 
 
@@ -396,11 +641,20 @@ def evaluate(embedders: dict[str, Embedder], n_filler: int, seed: int) -> Evalua
                 timings[name] = time.perf_counter() - started
                 index = semantic.VectorIndex(embedder.model_id, embedder.dim)
                 index.refresh(store)
-                ranks[f"semantic {name}"] = run(semantic_ranker(embedder, index))
+                ranks[f"semantic {name}"] = run(semantic_ranker(store, embedder, index))
                 shipped = run(hybrid_ranker(semantic.SearchEngine(store, embedder)))
                 ranks[f"hybrid {name}"] = shipped
                 cands[name] = candidates(store, embedder, index)
-                local = fused_ranks(cands[name], Fusion())
+                local = [
+                    [i for i, _ in shipped_fuse([i for i, _ in kw], near, FUSION, identifier=ident)]
+                    for kw, near, ident in zip(
+                        cands[name].keyword,
+                        cands[name].nearest,
+                        (looks_like_identifier(q) for _, q, _ in QUERIES),
+                        strict=True,
+                    )
+                ]
+                local = [r[:CUTOFF] for r in local]
                 pairs = enumerate(zip(local, shipped, strict=True))
                 differ = [QUERIES[i][1] for i, (a, b) in pairs if a != b]
                 if differ:
@@ -489,13 +743,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--per-query", action="store_true", help="print every query's ranks")
     parser.add_argument("--no-tuning", action="store_true", help="skip the fusion prototypes")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--busy", action="store_true", help="the busy-store evaluation (needles in a haystack)"
+    )
+    parser.add_argument(
+        "--sizes",
+        default=",".join(map(str, BUSY_SIZES)),
+        help="--busy: comma-separated distractor counts",
+    )
     args = parser.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.busy:
+        return busy_main(args)
     info = machine_info()
     log("search relevance evaluation")
     log(f"machine: {machine_line(info)}")
@@ -559,7 +824,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in embedders:
             c = ev.cands[name]
             log("")
-            log(f"{name}: one change at a time from the shipped fusion (rrf k=60, cands 50/50)")
+            log(
+                f"{name}: one change at a time from the shipped fusion (without its identifier weight)"
+            )
             trial = [
                 (f.label(), {g: score(fused_ranks(c, f), ev.relevant, groups[g]) for g in columns})
                 for f in family

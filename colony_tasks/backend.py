@@ -4,7 +4,7 @@ Unset, colony-tasks keeps one SQLite file under the data folder. Team mode puts 
 on a shared PostgreSQL database: ``COLONY_TASKS_DATABASE_URL=postgresql://user:pass@host/db``
 or ``{"store": {"url": "postgresql://..."}}`` in settings.json (the environment wins). Hooks
 never import a database driver: in team mode they reach the local relay
-(:mod:`colony_tasks.relay`). Standard library only: every hook process imports this module.
+(:mod:`colony_tasks.team`). Standard library only: every hook process imports this module.
 """
 
 from __future__ import annotations

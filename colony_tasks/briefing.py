@@ -37,6 +37,9 @@ BRIEF_ITEM_CHARS = 140
 PLAN_ITEMS = 3
 PLAN_TITLE = 40
 ITEM_CHARS = 200
+# An interface change line: changes listed and importing files named, at most.
+MAX_INTERFACE_CHANGES = 3
+MAX_INTERFACE_FILES = 3
 
 
 def next_call(obs: Observation, me: Session) -> str:
@@ -58,6 +61,8 @@ def _line(
 ) -> str:
     if store is not None and obs.kind == "turn" and obs.to in (me.handle, me.id):
         return turn_block(store, me, obs)
+    if obs.kind == "interface" and me.id in (obs.meta.get("importers") or {}):
+        return interface_line(obs, me, now)
     line = item_line(obs, now=now, limit=limit)
     if obs.to and obs.to in (me.handle, me.id):
         line = line.replace(f" → {obs.to}", " → you", 1)
@@ -70,6 +75,25 @@ def _who(other: Session, me: Session) -> str:
     """``bob@ci-runner-3, `` when the other session runs as someone else or elsewhere (team
     mode); nothing on one machine, where it would only cost tokens."""
     return f"{other.who}, " if other.who and other.who != me.who else ""
+
+
+def interface_line(obs: Observation, me: Session, now: float) -> str:
+    """``src/api.py changed get_user(user_id) → get_user(user_id, *, org) (codex-91bc, 2m ago);
+    you import it in src/viewer.py`` — one line for a recipient of an interface change."""
+    meta = obs.meta
+    changes = [str(c) for c in meta.get("changes") or []]
+    shown = "; ".join(changes[:MAX_INTERFACE_CHANGES])
+    if len(changes) > MAX_INTERFACE_CHANGES:
+        shown += f"; and {len(changes) - MAX_INTERFACE_CHANGES} more"
+    path = meta.get("path") or "?"
+    who = obs.handle or obs.session_id or "?"
+    when = ago(meta.get("edited_at") or obs.created_at, now)
+    uses = []
+    for entry in (meta.get("importers") or {}).get(me.id, [])[:MAX_INTERFACE_FILES]:
+        src, via = (entry + [None])[:2] if isinstance(entry, list) else (entry, None)
+        uses.append(src if not via or via == path else f"{src} (through {via})")
+    line = f"{path} changed {shown} ({who}, {when}); you import it in {', '.join(uses)}"
+    return clip(line, 2 * ITEM_CHARS)
 
 
 def briefing(store: Store, joined: Joined) -> str:

@@ -15,7 +15,6 @@ from . import lanes
 from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
-from .messages import MAX_MESSAGE_CHARS
 from .models import Lane, Session, record
 from .redact import redact
 from .sessions import session_of
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_TTL_MINUTES = 60
+MAX_NOTE_CHARS = 16_000  # a claim note: the message limit (messages.MAX_MESSAGE_CHARS)
 AUTO_TTL_MINUTES = 20
 AUTO_NOTE = "auto: edited"
 STALE_AFTER = 30 * 60
@@ -303,9 +303,9 @@ def claim(
     if isinstance(paths, str) or not paths:
         raise InvalidInput("Pass a non-empty list of paths or globs to claim.")
     ttl = validate_ttl(ttl_minutes)
-    if note and len(note) > MAX_MESSAGE_CHARS:
+    if note and len(note) > MAX_NOTE_CHARS:
         raise InvalidInput(
-            f"The claim note is {len(note)} characters; the limit is {MAX_MESSAGE_CHARS}."
+            f"The claim note is {len(note)} characters; the limit is {MAX_NOTE_CHARS}."
             " Say why in a sentence and put details in a file."
         )
     lane = session_lane(store, session)

@@ -43,7 +43,9 @@ def _touched(store: Store, session: Session) -> dict[str, str | None]:
 def _relevant(
     store: Store, session: Session, rows: list[Observation], *, skip_delivered: bool = True
 ) -> list[Observation]:
-    """Thread messages by others, plus others' edits of files this session touched.
+    """Thread messages by others, plus others' edits of files this session touched, plus the
+    interface changes addressed to this session (see :mod:`colony_tasks.relay`; they concern
+    only the sessions whose files import the changed module).
 
     Items already delivered mid-turn (see :func:`deliver_directed`) are not repeated.
     """
@@ -60,7 +62,14 @@ def _relevant(
                 paths = by_obs.get(edit.id, [])
                 if any(matches(t, p, rx) for p in paths for t, rx in touched.items()):
                     keep_edits.add(edit.id)
-    return [o for o in others if o.kind != ObsKind.EDIT or o.id in keep_edits]
+    notices = [o.id for o in others if o.kind == ObsKind.INTERFACE]
+    mine_notices = store.addressed_among(session.id, notices) if notices else set()
+    return [
+        o
+        for o in others
+        if (o.kind != ObsKind.EDIT or o.id in keep_edits)
+        and (o.kind != ObsKind.INTERFACE or o.id in mine_notices)
+    ]
 
 
 def _is_my_turn(obs: Observation, session: Session) -> bool:

@@ -21,6 +21,7 @@ from .store import Store, open_store
 from .store.pg_schema import LATEST as PG_LATEST
 from .store.pg_schema import TABLES as PG_TABLES
 from .store.schema import LATEST
+from .timefmt import ago
 
 SILENT_SESSION = 24 * 3600
 WAL_WARN_BYTES = 64 * 1024 * 1024
@@ -214,6 +215,24 @@ def _hook_log(store: Store) -> dict[str, Any]:
     return check("hook log", not errors, f"{len(errors)} failures in the last day{last}")
 
 
+def _dependency_graph(store: Store) -> dict[str, Any]:
+    """Indexed work trees and what their indexer skipped (never a failure: bad input is
+    skipped by design, and counted so a surprising number can be looked into)."""
+    repos = store.dep_overview()
+    if not repos:
+        return check(
+            "dependency graph", True, "not built yet (the MCP server or `colony-tasks index`)"
+        )
+    parts = []
+    for r in repos:
+        skipped = ", ".join(f"{k} {v}" for k, v in r["skipped"].items()) or "nothing"
+        parts.append(
+            f"{r['repo']}: {r['files']} files, {r['edges']} imports, skipped {skipped},"
+            f" updated {ago(r['built_at'])}"
+        )
+    return check("dependency graph", True, "; ".join(parts))
+
+
 CHECKS = (
     ("schema", _schema),
     ("tables", _tables),
@@ -226,6 +245,7 @@ CHECKS = (
     ("vectors", _vectors),
     ("hook log", _hook_log),
     ("hooks", _registration),
+    ("dependency graph", _dependency_graph),
 )
 
 

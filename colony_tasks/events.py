@@ -9,12 +9,14 @@ Standard library only: every hook process imports this module.
 
 from __future__ import annotations
 
+import os
 import zlib
 
-from . import activity, briefing, delivery, settings
+from . import activity, briefing, delivery, settings, shell_edits
 from . import claims as claims_mod
 from . import sessions as sessions_mod
-from .models import Session, record
+from .globs import is_glob
+from .models import Lane, Session, record
 from .store import Store
 
 TYPE_CHECKING = False
@@ -29,9 +31,10 @@ class Event(record("Event", "session_id agent cwd agent_pid", defaults=(None,)))
     __slots__ = ()
 
 
-class ToolUse(record("ToolUse", "name action paths command", defaults=((), ""))):  # type: ignore[misc]
+class ToolUse(record("ToolUse", "name action paths command use_id", defaults=((), "", ""))):  # type: ignore[misc]
     """A tool call in our terms: ``action`` is ``edit`` (``paths`` are the files it writes),
-    ``shell`` (``command`` is what it runs) or ``other``."""
+    ``shell`` (``command`` is what it runs) or ``other``; ``use_id`` pairs a PreToolUse with
+    its PostToolUse."""
 
     __slots__ = ()
 
@@ -44,6 +47,9 @@ class Result(record("Result", "context deny", defaults=(None, None))):  # type: 
 
 NOTHING = Result()
 DUPLICATE_WINDOW_SECONDS = 60
+# The events whose second run would record or inject something twice. Stop and SessionEnd
+# are idempotent (a refresh, an end), so they skip the fingerprint and its write.
+DEDUPED = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
 
 
 def first_time(store: Store, event: str, payload: bytes) -> bool:
@@ -115,7 +121,12 @@ def prompt(store: Store, event: Event, text: str) -> Result:
 
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     """Before an edit: warn about others' live claims and recent edits of its files; deny it
-    instead when the user chose ``claims.mode = block`` and a live claim is in the way."""
+    instead when the user chose ``claims.mode = block`` and a live claim is in the way.
+    Before a shell command: note the state of the files it could change (see
+    :mod:`colony_tasks.shell_edits`), so the PostToolUse can tell which ones it did."""
+    if tool.action == "shell" and tool.command.strip():
+        _note_shell_files(store, _session(store, event), tool, event.cwd)
+        return NOTHING
     if tool.action != "edit" or not tool.paths:
         return NOTHING
     me = _session(store, event)
@@ -139,6 +150,9 @@ def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
         notes.append(_after_edit(store, me, tool, event.cwd))
     elif tool.action == "shell" and tool.command.strip():
         activity.record_command(store, me, tool.command, tool=tool.name)
+        changed = _shell_changed(store, me, tool, event.cwd)
+        if changed:
+            notes.append(_after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd))
     notes.append(briefing.mid_turn(store, me, delivery.deliver_directed(store, me)))
     notes.append(_undeliverable(store, me))
     return _joined(notes)
@@ -163,6 +177,71 @@ def _after_edit(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> st
         )
     live = [c for c in found if c.live]
     return briefing.conflict_warning(live, after=True, now=store.now())
+
+
+def _watched(store: Store, me: Session, lane: Lane) -> list[str]:
+    """The files a shell command of ``me`` could change that matter to the lane: literal paths
+    claimed by any live session of the repository (others' and its own) and the files it
+    edited lately. Absolute, under the lane's root; at most ``MAX_WATCHED``."""
+    rel = [c["pattern"] for c in store.list_claims(repo_id=lane.repo_id)]
+    rel += sorted(store.touched_paths(me.id, lane.repo_id, store.now() - delivery.TOUCHED_WINDOW))
+    root = lane.root
+    out = [os.path.join(root, p) for p in dict.fromkeys(rel) if p and not is_glob(p)]
+    return out[: shell_edits.MAX_WATCHED]
+
+
+def _note_shell_files(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> None:
+    lane = store.get_lane(me.lane_id) if me.lane_id else None
+    if lane is None:
+        return
+    at = store.now()
+    files = _watched(store, me, lane) + shell_edits.named_paths(tool.command, cwd or me.cwd)
+    shell_edits.save_note(me.id, tool.use_id, shell_edits.snapshot(files), at=at)
+
+
+def _shell_changed(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> list[str]:
+    """The files the shell command changed (absolute), like the paths of an Edit. A file
+    another session recorded an edit of while the command ran is theirs, not this command's."""
+    lane = store.get_lane(me.lane_id) if me.lane_id else None
+    if lane is None:
+        return []
+    named = shell_edits.named_paths(tool.command, cwd or me.cwd)
+    note = shell_edits.take_note(me.id, tool.use_id)
+    if note is not None:
+        since, before = note
+        found = shell_edits.changed(before, named, since)
+    else:
+        since = store.now() - shell_edits.UNNOTED_WINDOW
+        found = shell_edits.recently_written(named, since)
+    for at, earlier in shell_edits.take_unfinished(me.id, tool.use_id):
+        since = min(since, at)
+        found += shell_edits.changed(earlier, [], at)
+    by_rel: dict[str, str] = {}
+    for path in found:
+        if _inside(path, lane.root):
+            for rel in activity.repo_paths(store, me, [path], cwd):
+                by_rel.setdefault(rel, path)
+    if not by_rel:
+        return []
+    # Another session's edit recorded after the file was last written is the one that wrote
+    # it (a hook records an edit after making it), not this command.
+    edits = store.recent_edits(lane.repo_id, list(by_rel), since, exclude_session=me.id)
+    last_theirs: dict[str, float] = {}
+    for e in edits:
+        last_theirs[e["path"]] = max(last_theirs.get(e["path"], 0.0), e["created_at"])
+    out = []
+    for rel, path in by_rel.items():
+        state = shell_edits.stat(path)
+        written = state[0] / 1e9 if state else store.now()
+        if last_theirs.get(rel, -1.0) < written:
+            out.append(path)
+    return out
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    top = os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def stop(store: Store, event: Event) -> Result:

@@ -95,6 +95,7 @@ class ObsKind(Vocabulary):
     TURN = "turn"  # a chain turn passed, taken, started or closed
     GUARD = "guard"  # the loop guard refused an agent request
     WORK = "work"  # a plan changed: items planned, taken, finished, ready, reassigned
+    INTERFACE = "interface"  # a module's public surface changed (to its importers' sessions)
 
 
 class ItemStatus(Vocabulary):
@@ -152,6 +153,7 @@ THREAD_KINDS: tuple[ObsKind, ...] = (
     ObsKind.TURN,
     ObsKind.GUARD,
     ObsKind.WORK,
+    ObsKind.INTERFACE,
 )
 # What a participant may post directly; answers route to answering a question.
 POSTABLE_KINDS: tuple[ObsKind, ...] = (

@@ -23,6 +23,7 @@ KIND_LABEL = {
     "prompt": "prompt",
     "command": "ran",
     "work": "plan",
+    "interface": "INTERFACE CHANGE",
 }
 
 

@@ -1,6 +1,9 @@
-"""The embedding worker: a daemon thread that backfills vectors while the server runs.
+"""Background workers of the MCP server: daemon threads that run while the server runs.
 
-It opens its own connection (SQLite connections are not shared across threads here), embeds
+The embedding worker backfills vectors; the index worker keeps the dependency graph of every
+work tree with a live session current and relays interface changes (:mod:`colony_tasks.relay`).
+
+The embedding worker opens its own connection (SQLite connections are not shared across threads here), embeds
 small batches with pauses between them so tool calls never wait long on the write lock, and
 coordinates with other servers' workers through the store's leases. Failures are logged to
 stderr and end the worker; search then keeps working on keywords and existing vectors.
@@ -19,6 +22,7 @@ log = logging.getLogger("colony_tasks.mcp")
 BATCH = 64
 PAUSE_SECONDS = 0.05
 IDLE_SECONDS = 5.0
+INDEX_SECONDS = 2.0
 
 
 class EmbeddingWorker:
@@ -86,8 +90,59 @@ class EmbeddingWorker:
         return self.embedded
 
 
+class IndexWorker:
+    """Every ``interval`` seconds, one :func:`relay.index_live` pass on its own connection.
+
+    The first pass over a work tree builds its graph (seconds for thousands of files); later
+    passes re-read only the files edited since. A failing pass is logged and retried at the
+    next interval: a bad repository must not stop the relay for the others.
+    """
+
+    def __init__(self, path: str, *, interval: float = INDEX_SECONDS) -> None:
+        self.path = path
+        self.interval = interval
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="colony-index", daemon=True)
+        self.passes = 0
+
+    def start(self) -> IndexWorker:
+        self.thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.stop_event.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout)
+
+    def _run(self) -> None:
+        try:
+            from colony_tasks import relay  # tree-sitter loads in the worker only
+
+            store = Store(self.path)
+        except Exception as error:  # noqa: BLE001 - the worker must never take the server down
+            log.warning("Index worker not started: %s", error)
+            return
+        cache: dict = {}  # each work tree's graph as this worker last wrote it
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    relay.index_live(store, cache=cache)
+                except Exception as error:  # noqa: BLE001
+                    log.warning("Index pass failed: %s", error)
+                self.passes += 1
+                self.stop_event.wait(self.interval)
+        finally:
+            store.close()
+
+
 def start(path: str) -> Callable[[], None]:
-    """Start the worker for the store at ``path``; returns the function that stops it."""
+    """Start the workers for the store at ``path``; returns the function that stops them."""
     if path == ":memory:":
         return lambda: None
-    return EmbeddingWorker(path).start().stop
+    stops = [EmbeddingWorker(path).start().stop, IndexWorker(path).start().stop]
+
+    def stop() -> None:
+        for halt in stops:
+            halt()
+
+    return stop

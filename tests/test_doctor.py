@@ -113,6 +113,7 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
         "vectors",
         "hook log",
         "hooks",
+        "dependency graph",
     ]
 
 
@@ -164,3 +165,21 @@ def test_codex_project_hooks_in_an_untrusted_project_are_reported(
     config.write_text(config.read_text() + trusted)
     code, report = run_doctor()
     assert by_name(report)["hooks"]["ok"], report
+
+
+def test_doctor_counts_what_the_indexer_skipped(home: Path, repo: Path):
+    from colony_tasks import relay, sessions
+
+    (repo / "bad.py").write_text("def f(:\n")
+    (repo / "blob.py").write_bytes(b"\x00binary")
+    store = open_default()
+    try:
+        sessions.register(store, "s1", agent="claude", cwd=str(repo))
+        relay.index_repo(store, str(repo))
+    finally:
+        store.close()
+
+    code, report = run_doctor()
+
+    graph = {c["check"]: c for c in report["checks"]}["dependency graph"]
+    assert graph["ok"] and "binary 1" in graph["detail"] and "unparseable 1" in graph["detail"]

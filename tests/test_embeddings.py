@@ -70,7 +70,7 @@ def test_static_is_the_default_and_is_shared(static):
     assert get_embedder() is static
     assert get_embedder(" Static ") is static
     assert isinstance(static, Embedder)
-    assert static.model_id == "static-minilm-256"
+    assert static.model_id == "static-minilm-256-abtt4"
     assert static.dim == 256
 
 

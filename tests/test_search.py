@@ -67,3 +67,30 @@ def test_search_never_raises_on_arbitrary_text(store: Store, query: str):
         seed(store)
     hits = search.keyword_search(store, query, limit=5)
     assert len(hits) <= 5
+
+
+def test_common_words_are_ranked_within_the_newest_rows_first(store: Store):
+    old = store.add_observation("note", "retry retry retry the cache", task_id=1)
+    newer = [store.add_observation("note", f"retry the cache {i}", task_id=1) for i in range(6)]
+    hits = store.fts_search('"retry" OR "cache"', limit=3, window=4)
+    assert {obs.id for obs, _, _ in hits} <= set(newer[-4:])  # enough matches among the newest
+    assert all("[retry]" in snippet and "[cache]" in snippet for _, _, snippet in hits)
+    everything = store.fts_search('"retry" OR "cache"', limit=3, window=None)
+    assert everything[0][0].id == old  # ranking everything puts the densest match first
+
+
+def test_selective_words_outside_the_window_are_still_found(store: Store):
+    old = store.add_observation("note", "client_max_body_size is 20m", task_id=1)
+    for i in range(6):
+        store.add_observation("note", f"routine note {i}", task_id=1)
+    hits = store.fts_search('"client_max_body_size"', limit=3, window=2)
+    assert [obs.id for obs, _, _ in hits] == [old]
+
+
+def test_identifier_shaped_queries_are_told_apart_from_prose():
+    from colony_tasks.hits import looks_like_identifier
+
+    for query in ("verify_token", "deploy/nginx.conf", "X-RateLimit-Remaining", "QueuePool"):
+        assert looks_like_identifier(query), query
+    for query in ("where do we cap upload sizes", "the end-of-month job crashes", ""):
+        assert not looks_like_identifier(query), query

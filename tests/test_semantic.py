@@ -46,7 +46,7 @@ def test_switching_the_model_re_embeds_without_mixing_vectors(store: Store):
     assert store.vector_counts() == {"fake-a": len(HISTORY), "fake-b": len(HISTORY)}
     index = semantic.VectorIndex("fake-b", 48)
     index.refresh(store)
-    assert index.matrix.shape == (len(HISTORY), 48)
+    assert len(index) == len(HISTORY) and index.segments[0][2].shape == (len(HISTORY), 48)
 
 
 def test_vectors_are_little_endian_float32_blobs_with_model_and_hash(store: Store):
@@ -197,3 +197,62 @@ def test_searcher_is_keyword_only_until_vectors_exist_and_forcing_semantic_says_
     hits = searcher.search("css layout on mobile phones")
     assert hits[0].id == store.timeline(1, kinds=["note"])[0].id and hits[0].score > 0
     assert searcher.search("css layout on mobile phones", semantic=False) == []
+
+
+def test_a_new_process_maps_the_index_cache_and_reads_only_newer_vectors(store: Store):
+    seed(store)
+    fake = FakeEmbedder()
+    semantic.backfill(store, fake)
+    cache = semantic.cache_dir_for(store)
+    assert cache is not None and (cache / f"{fake.model_id}.json").is_file()  # warmed by backfill
+    later = semantic.VectorIndex(fake.model_id, fake.dim, cache)
+    assert later.refresh(store) == 0 and len(later) == len(HISTORY)  # all from the cache
+    assert isinstance(later.segments[0][2], np.memmap)
+    new = store.add_observation("note", "brand new words here", task_id=1)
+    semantic.backfill(store, fake)
+    third = semantic.VectorIndex(fake.model_id, fake.dim, cache)
+    assert third.refresh(store) == 0 and len(third) == len(HISTORY) + 1
+    assert third.exact_top(store, fake.embed(["brand new words here"])[0], 1)[0][0] == new
+
+
+def test_the_cache_of_a_replaced_database_is_ignored(tmp_path: Path):
+    fake = FakeEmbedder()
+    first = Store(tmp_path / "colony.db")
+    seed(first)
+    semantic.backfill(first, fake)
+    first.close()
+    (tmp_path / "colony.db").unlink()
+    second = Store(tmp_path / "colony.db")
+    try:
+        only = second.add_observation("note", "a single other note", task_id=1)
+        semantic.backfill(second, fake)
+        index = semantic.VectorIndex(fake.model_id, fake.dim, semantic.cache_dir_for(second))
+        index.refresh(second)
+        assert len(index) == 1
+        assert index.exact_top(second, fake.embed(["a single other note"])[0], 5)[0][0] == only
+        rebuilt = semantic.VectorIndex(fake.model_id, fake.dim, semantic.cache_dir_for(second))
+        assert rebuilt.refresh(second) == 0 and len(rebuilt) == 1  # the cache was started anew
+    finally:
+        second.close()
+
+
+def test_quantised_scores_are_re_scored_to_exact_cosines(store: Store):
+    seed(store)
+    fake = FakeEmbedder()
+    semantic.backfill(store, fake)
+    index = semantic.VectorIndex(fake.model_id, fake.dim)
+    index.refresh(store)
+    query = fake.embed(["readers block writers"])[0]
+    exact = fake.embed([text for _, text in HISTORY]) @ query
+    top = index.exact_top(store, query, 3)
+    assert [round(score, 5) for _, score in top] == [
+        round(float(s), 5) for s in sorted(exact, reverse=True)[:3]
+    ]
+
+
+def test_exact_identifiers_stay_first_in_hybrid_search(store: Store):
+    seed(store)
+    target = store.add_observation("note", "raised client_max_body_size to 20m", task_id=1)
+    engine = semantic.SearchEngine(store, get_embedder("static"))
+    semantic.backfill(store, engine.embedder)
+    assert engine.search("client_max_body_size")[0].id == target

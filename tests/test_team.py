@@ -106,7 +106,7 @@ def test_postgresql_migrates_blank_to_latest_once_and_records_each_step(pg_serve
     finally:
         pg_server.template = saved
     store = PgStore(blank, migrate=False)
-    assert store.schema_version() == 0 and store.pending_migrations() == [8, 9, 10, 12]
+    assert store.schema_version() == 0 and store.pending_migrations() == [8, 9, 10, 11, 12]
     assert store.migrate() == [m.version for m in MIGRATIONS]
     assert store.schema_version() == LATEST
     assert [r["name"] for r in store.applied_migrations()] == [m.name for m in MIGRATIONS]
@@ -250,7 +250,7 @@ def test_a_team_hook_process_never_loads_a_database_driver(machines: list[Machin
     )
     loaded = set(json.loads(out.stderr.strip().splitlines()[-1]))
     assert not {m.split(".")[0] for m in loaded} & {"pg8000", "psycopg", "scramp", "ssl"}
-    assert "colony_tasks.relay.client" in loaded and "colony_tasks.store.pg" not in loaded
+    assert "colony_tasks.team.client" in loaded and "colony_tasks.store.pg" not in loaded
 
 
 @pg
@@ -294,7 +294,7 @@ def test_a_second_relay_for_the_same_store_exits_at_once(machines: list[Machine]
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the running relay holds it
         env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
         second = subprocess.run(
-            [sys.executable, "-m", "colony_tasks.relay.daemon"], env=env, timeout=60
+            [sys.executable, "-m", "colony_tasks.team.daemon"], env=env, timeout=60
         )
     assert second.returncode == 0
     assert not laptop.key_file("pid").exists()
@@ -305,8 +305,8 @@ def test_a_second_relay_for_the_same_store_exits_at_once(machines: list[Machine]
 def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     machines: list[Machine], pg_url: str, monkeypatch: pytest.MonkeyPatch
 ):
-    from colony_tasks.relay import daemon
-    from colony_tasks.relay.outbox import MAX_ATTEMPTS
+    from colony_tasks.team import daemon
+    from colony_tasks.team.outbox import MAX_ATTEMPTS
 
     def broken(store, payload, agent, pid=None):
         raise RuntimeError("a bug in a handler")

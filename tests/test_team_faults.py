@@ -15,9 +15,9 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from colony_tasks import actions, backend
-from colony_tasks.relay import daemon
-from colony_tasks.relay.outbox import Outbox
 from colony_tasks.store import open_store
+from colony_tasks.team import daemon
+from colony_tasks.team.outbox import Outbox
 from tests.hookrun import EXE, claude
 from tests.teamutil import Machine, context, make_machines, wait_for
 
@@ -100,7 +100,7 @@ def test_a_relay_killed_mid_flush_loses_nothing_and_applies_nothing_twice(
     box.close()
     # A relay starts (as a hook would start it) and flushes the backlog; kill -9 it part-way.
     relay = subprocess.Popen(
-        [sys.executable, "-m", "colony_tasks.relay.daemon"],
+        [sys.executable, "-m", "colony_tasks.team.daemon"],
         env={**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env},
     )
     # Polled on the local outbox (~1 ms), so the kill lands early in the flush.

@@ -45,6 +45,7 @@ NO_FREE_TEXT = {
     "take_work_item": "item id, session id",
     "set_session_key": "a random key (colony_tasks.identity)",
     "first_sighting": "a hash of a hook payload and a time",
+    "set_edits_seen": "an observation id",
 }
 
 
@@ -77,7 +78,17 @@ def call_every_text_writer(store: Store) -> set[str]:
     store.renew_claim(claim, 60, TEXT)
     item = store.insert_work_item(task, TEXT, description=TEXT, files=[f"src/{SECRET}/**"])
     store.finish_work_item(item, "blocked", summary=TEXT, reason=TEXT)
+    signature = f'[{{"name": "connect", "signature": "connect(token=\'{SECRET}\')"}}]'
+    store.save_dep_graph(
+        "/work/tree",
+        root="/work/tree",
+        config_json="{}",
+        skipped={},
+        files=[(f"src/{SECRET}.py", "python", 1, 2, "h", TEXT, f'["{SECRET}"]', signature)],
+        edges=[(f"src/{SECRET}.py", "src/b.py", f'["{SECRET}"]')],
+    )
     return {
+        "save_dep_graph",
         "insert_work_item",
         "finish_work_item",
         "upsert_lane",

@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     chain_cmds,
     core_cmds,
     doctor_cmd,
+    index_cmd,
     install_cmds,
     mcp_cmd,
     plan_cmds,

@@ -6,7 +6,7 @@ import click
 
 from .. import backend, paths
 from .. import doctor as doctor_mod
-from ..relay import status as relay_status
+from ..team import status as relay_status
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
 

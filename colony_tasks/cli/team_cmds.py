@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from .. import backend, paths
-from ..relay import status as relay_status
 from ..store import Store
 from ..store import open_store as open_store_at
+from ..team import status as relay_status
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
 

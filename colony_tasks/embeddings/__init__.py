@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 BACKENDS = ("static", "minilm", "none")
 DEFAULT_BACKEND = "static"
 # The model id each backend stores with its vectors (known without loading the backend).
-MODEL_IDS = {"static": "static-minilm-256", "minilm": "all-MiniLM-L6-v2"}
+MODEL_IDS = {"static": "static-minilm-256-abtt4", "minilm": "all-MiniLM-L6-v2"}
 
 __all__ = [
     "BACKENDS",

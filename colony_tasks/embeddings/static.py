@@ -1,7 +1,9 @@
 """The ``static`` backend: a model2vec-format token table shipped with the package.
 
 A text's vector is the normalised sum of its WordPiece tokens' rows (the same direction as
-model2vec's mean). Inference is a table gather in numpy; tokenising uses the Hugging Face
+model2vec's mean). The table is ``static-minilm-256`` (distilled from all-MiniLM-L6-v2) with
+its common component removed (``scripts/distill_static.py --post-process``), so unrelated
+texts no longer look alike. Inference is a table gather in numpy; tokenising uses the Hugging Face
 ``tokenizers`` library. The safetensors file is read directly, so neither model2vec, safetensors
 nor torch is needed at run time.
 """
@@ -18,7 +20,7 @@ from tokenizers import Tokenizer
 
 from . import EmbedderUnavailable
 
-MODEL_ID = "static-minilm-256"
+MODEL_ID = "static-minilm-256-abtt4"
 MODEL_DIR = Path(__file__).resolve().parent / "models" / MODEL_ID
 MAX_TOKENS = 512
 CHUNK_TEXTS = 256
@@ -76,7 +78,7 @@ def load_table(model_dir: Path) -> np.ndarray:
 
 
 class StaticEmbedder:
-    """Embeds texts with the committed ``static-minilm-256`` table; no torch involved."""
+    """Embeds texts with the committed ``static-minilm-256-abtt4`` table; no torch involved."""
 
     def __init__(self, model_dir: Path = MODEL_DIR, *, max_tokens: int = MAX_TOKENS) -> None:
         config_path = model_dir / "config.json"

@@ -88,5 +88,5 @@ def tool_use(payload: dict[str, Any]) -> ToolUse:
     if name in WRITE_TOOLS:
         return ToolUse(name, "edit", tuple(tool_paths(name, tool_input)))
     if name in SHELL_TOOLS:
-        return ToolUse(name, "shell", (), shell_command(tool_input))
+        return ToolUse(name, "shell", (), shell_command(tool_input), text(payload, "tool_use_id"))
     return ToolUse(name, "other")

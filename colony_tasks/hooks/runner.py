@@ -100,7 +100,7 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     if url:
         # Team mode: no driver in this process; the local relay applies the event. Imported
         # here: the socket client would cost every SQLite-mode hook ~2.5 ms.
-        from ..relay import client as relay_client
+        from ..team import client as relay_client
 
         reply = relay_client.handle(url, event, kind, payload) or {}
         return render(event, reply.get("context"), reply.get("deny"))
@@ -109,7 +109,7 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     else:
         store = open_default()
     try:
-        if not events.first_time(store, event, raw):
+        if event in events.DEDUPED and not events.first_time(store, event, raw):
             return None  # the same hook installed twice: the first one acts
         result = handler(store, payload, kind)
     finally:

@@ -41,7 +41,11 @@ EVENTS: tuple[HookEvent, ...] = (
     HookEvent("SessionStart", "session-start", None, None, 10),
     # 10 s: above the store's 5 s busy timeout, so a briefly locked database still answers.
     HookEvent("UserPromptSubmit", "user-prompt-submit", None, None, 10),
-    HookEvent("PreToolUse", "pre-tool-use", CLAUDE_EDIT_TOOLS, "^apply_patch$", 10),
+    # Before edits, and before shell commands: the hook notes the state of the files that
+    # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
+    HookEvent(
+        "PreToolUse", "pre-tool-use", f"{CLAUDE_EDIT_TOOLS}|Bash", "^(apply_patch|Bash)$", 10
+    ),
     # After edits and shell commands, and after our own MCP tools (answering a question
     # through MCP must deliver what is addressed to the session mid-turn, like any tool call).
     HookEvent(

@@ -24,6 +24,10 @@ the text); ``embed_leases`` keep concurrent backfills from embedding one row twi
 A task's **plan** is its ``work_items`` (title, owned files, state, owner, result) with
 ``work_deps`` between them; ``work_waiters`` lists sessions that asked for work when none was
 ready, so they are told directly when some is.
+``dep_files``, ``dep_edges`` and ``dep_repos`` hold each indexed work tree's file dependency
+graph and public surfaces, kept by the indexer to relay **interface changes**: an
+``interface`` observation, addressed (``recipients``) to the sessions whose files import the
+changed module.
 
 Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
@@ -40,6 +44,7 @@ from __future__ import annotations
 from .. import backend, paths
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
+from .depgraph import DepGraphMixin
 from .maintenance import MaintenanceMixin
 from .observations import ObservationsMixin
 from .overview import OverviewMixin
@@ -59,6 +64,7 @@ class Store(
     WorkMixin,
     MaintenanceMixin,
     OverviewMixin,
+    DepGraphMixin,
 ):
     """The SQLite store; see the module docstring for the data model.
 
@@ -66,7 +72,8 @@ class Store(
     ``tasks`` (tasks, participants, cursors), ``observations`` (everything recorded, its FTS
     index and paths), ``claims``, ``delivery`` (recipients), ``vectors`` (embeddings),
     ``work`` (plans: work items, dependencies, waiters), ``maintenance`` and ``overview``
-    (the viewer's and doctor's bulk reads).
+    (the viewer's and doctor's bulk reads), ``depgraph`` (the dependency graph of indexed work
+    trees, written and read by the indexer only).
     """
 
 

@@ -42,6 +42,18 @@ class DeliveryMixin(StoreBase):
             (self.now(), session_id, *obs_ids),
         )
 
+    def addressed_among(self, session_id: str, obs_ids: Sequence[int]) -> set[int]:
+        """Which of ``obs_ids`` the session is a recipient of (delivered or not)."""
+        if not obs_ids:
+            return set()
+        marks = ",".join("?" * len(obs_ids))
+        rows = self._all(
+            f"SELECT observation_id FROM recipients WHERE session_id = ?"
+            f" AND observation_id IN ({marks})",
+            (session_id, *obs_ids),
+        )
+        return {r[0] for r in rows}
+
     def delivered_among(self, session_id: str, obs_ids: Sequence[int]) -> set[int]:
         """Which of ``obs_ids`` were already delivered to the session (e.g. mid-turn)."""
         if not obs_ids:
@@ -152,6 +164,8 @@ class DeliveryMixin(StoreBase):
         rows = self._all(
             "SELECT r.observation_id FROM recipients r JOIN observations o ON o.id = r.observation_id"
             " WHERE r.session_id = ? AND r.state = 'pending'"
+            # An interface change matters only to a live session: nobody re-addresses it.
+            " AND o.kind != 'interface'"
             " AND (o.status IS NULL OR o.status IN ('pending', 'open'))",
             (session_id,),
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 from ..models import Observation, load_meta
@@ -14,11 +15,50 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
+# Keyword search ranks the newest rows first (see ``fts_search``): bench/search.py measures
+# two common words at 1M observations.
+FTS_WINDOW = 50_000
 OBS_COLUMNS = (
     "o.id, o.session_id, o.task_id, o.kind, o.text, o.meta, o.created_at, o.to_target,"
     " o.in_reply_to, o.urgent, o.status, s.handle, o.turn"
 )
 OBS_FROM = "observations o LEFT JOIN sessions s ON s.id = o.session_id"
+QUOTED_TERM = re.compile(r'"((?:[^"]|"")+)"(\*?)')
+WORD = re.compile(r"\w+", re.UNICODE)
+SNIPPET_TOKENS = 16
+
+
+def match_terms(match: str) -> list[tuple[str, bool]]:
+    """(lowercased term, is prefix) of each quoted term of an escaped FTS5 expression."""
+    return [(t.replace('""', '"').lower(), star == "*") for t, star in QUOTED_TERM.findall(match)]
+
+
+def snippet(text: str, terms: list[tuple[str, bool]]) -> str:
+    """Like FTS5 ``snippet(..., '[', ']', '…', 16)``: the words around the first match.
+
+    Computed in Python for the few rows a windowed search returns; asking FTS5 for snippets of
+    chosen rowids costs more than ranking them.
+    """
+
+    def hit(word: str) -> bool:
+        low = word.lower()
+        return any(low.startswith(t) if prefix else low == t for t, prefix in terms)
+
+    words = list(WORD.finditer(text))
+    first = next((n for n, w in enumerate(words) if hit(w.group())), 0)
+    start = max(0, min(first - SNIPPET_TOKENS // 4, len(words) - SNIPPET_TOKENS))
+    chosen = words[start : start + SNIPPET_TOKENS]
+    if not chosen:
+        return text
+    out, cursor = [], chosen[0].start()
+    for w in chosen:
+        out.append(text[cursor : w.start()])
+        out.append(f"[{w.group()}]" if hit(w.group()) else w.group())
+        cursor = w.end()
+    body = "".join(out)
+    prefix = "…" if start > 0 else text[: chosen[0].start()]
+    suffix = "…" if start + SNIPPET_TOKENS < len(words) else text[cursor:]
+    return prefix + body + suffix
 
 
 MAX_META_CHARS = 16_000  # each string inside an observation's meta
@@ -229,8 +269,17 @@ class ObservationsMixin(StoreBase):
         session_id: str | None = None,
         since: float | None = None,
         until: float | None = None,
+        window: int | None = FTS_WINDOW,
     ) -> list[tuple[Observation, float, str]]:
-        """Run an already-escaped FTS5 ``match`` expression; (observation, bm25, snippet)."""
+        """Run an already-escaped FTS5 ``match`` expression; (observation, bm25, snippet).
+
+        bm25 is computed for every matching row, which for two common words in a big store is
+        most of the table. So the newest ``window`` rows are ranked first (FTS5 seeks to a rowid
+        range in each term's doclist): when they hold ``limit`` matches, those are the answer,
+        best bm25 first, ties to the newer. Otherwise (a selective query, or matches that are
+        mostly older) the whole index is ranked, which is cheap exactly because few rows match.
+        ``window=None`` always ranks everything.
+        """
         where = ["observations_fts MATCH ?"]
         params: list[Any] = [match]
         if task_id is not None:
@@ -248,15 +297,60 @@ class ObservationsMixin(StoreBase):
         if until is not None:
             where.append("o.created_at <= ?")
             params.append(until)
-        rows = self._all(
+        full = (
             f"SELECT {OBS_COLUMNS}, bm25(observations_fts) AS score,"
             " snippet(observations_fts, 0, '[', ']', '…', 16) AS snippet"
             " FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid"
             " LEFT JOIN sessions s ON s.id = o.session_id"
-            f" WHERE {' AND '.join(where)} ORDER BY score LIMIT ?",
-            (*params, limit),
+            " WHERE {where} ORDER BY score, o.id DESC LIMIT ?"
         )
+        if window is not None:
+            newest = self._one("SELECT MAX(id) FROM observations")  # the FTS rowids
+            start = (int(newest[0]) if newest and newest[0] is not None else 0) - window
+            if start > 0:
+                recent = self._ranked_recent(where, params, start, limit, match)
+                if recent is not None:
+                    return recent
+        rows = self._all(full.format(where=" AND ".join(where)), (*params, limit))
         return [(row_to_observation(r), float(r["score"]), r["snippet"]) for r in rows]
+
+    def _ranked_recent(
+        self, where: list[str], params: list[Any], start: int, limit: int, match: str
+    ) -> list[tuple[Observation, float, str]] | None:
+        """The best ``limit`` matches among rows after ``start``, or None if there are fewer.
+
+        Ranks on the FTS table alone (joining observations only when a filter needs it), then
+        builds rows and snippets for the winners only: with common words the window holds
+        tens of thousands of matches, and a snippet for each is what costs, not bm25.
+        Snippets here come from :func:`snippet` (FTS5's own, per chosen rowid, costs more).
+        """
+        joins = (
+            " JOIN observations o ON o.id = observations_fts.rowid"
+            " LEFT JOIN sessions s ON s.id = o.session_id"
+            if len(where) > 1
+            else ""
+        )
+        ranked = self._all(
+            "SELECT observations_fts.rowid, bm25(observations_fts) AS score"
+            f" FROM observations_fts{joins}"
+            f" WHERE {' AND '.join(where)} AND observations_fts.rowid > ?"
+            " ORDER BY score, observations_fts.rowid DESC LIMIT ?",
+            (*params, start, limit),
+        )
+        if len(ranked) < limit:
+            return None
+        ids = [int(r[0]) for r in ranked]
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS} FROM {OBS_FROM} WHERE o.id IN ({','.join('?' * len(ids))})",
+            ids,
+        )
+        by_id = {int(r["id"]): r for r in rows}
+        terms = match_terms(match)
+        return [
+            (row_to_observation(by_id[i]), float(score), snippet(by_id[i]["text"], terms))
+            for i, score in ((int(r[0]), r[1]) for r in ranked)
+            if i in by_id
+        ]
 
     def fts_row_count(self) -> int:
         row = self._one("SELECT COUNT(*) FROM observations_fts")

@@ -42,8 +42,9 @@ from functools import lru_cache
 import pg8000.dbapi
 
 from ..backend import redact_url
+from ..models import Observation
 from . import Store
-from .observations import OBS_COLUMNS, row_to_observation
+from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation
 from .pg_schema import MIGRATIONS as PG_MIGRATIONS
 
 TYPE_CHECKING = False
@@ -378,9 +379,11 @@ class PgStore(Store):
         session_id: str | None = None,
         since: float | None = None,
         until: float | None = None,
-    ) -> list[tuple[Any, float, str]]:
+        window: int | None = FTS_WINDOW,
+    ) -> list[tuple[Observation, float, str]]:
         """The FTS5 expression as a ``tsquery`` on the GIN-indexed ``search`` column, ranked by
-        ``ts_rank_cd`` (negated: lower is better, as bm25 on SQLite)."""
+        ``ts_rank_cd`` (negated: lower is better, as bm25 on SQLite). As on SQLite, the newest
+        ``window`` rows are ranked first and answer when they hold ``limit`` matches."""
         terms = _fts_terms(match)
         if terms is None:
             return []
@@ -401,15 +404,26 @@ class PgStore(Store):
         if until is not None:
             where.append("o.created_at <= ?")
             params.append(until)
-        rows = self._all(
+        sql = (
             f"SELECT {OBS_COLUMNS}, -ts_rank_cd(o.search, q) AS score,"
             " ts_headline('english', o.text, q,"
             " 'StartSel=[, StopSel=], MaxWords=16, MinWords=4, ShortWord=2') AS snippet"
             " FROM to_tsquery('english', ?) AS q, observations o"
             " LEFT JOIN sessions s ON s.id = o.session_id"
-            f" WHERE {' AND '.join(where)} ORDER BY score, o.id DESC LIMIT ?",
-            (*params, limit),
+            " WHERE {where} ORDER BY score, o.id DESC LIMIT ?"
         )
+        if window is not None:
+            start = self.max_observation_id() - window
+            if start > 0:
+                recent = self._all(
+                    sql.format(where=" AND ".join([*where, "o.id > ?"])),
+                    (*params, start, limit),
+                )
+                if len(recent) >= limit:
+                    return [
+                        (row_to_observation(r), float(r["score"]), r["snippet"]) for r in recent
+                    ]
+        rows = self._all(sql.format(where=" AND ".join(where)), (*params, limit))
         return [(row_to_observation(r), float(r["score"]), r["snippet"]) for r in rows]
 
     def fts_row_count(self) -> int:

@@ -187,6 +187,38 @@ CREATE TABLE hook_events (
 );
 """
 
+# The dependency graph of indexed work trees (SQLite migration 11).
+DEPENDENCY_GRAPH = """
+CREATE TABLE dep_files (
+    repo TEXT NOT NULL,
+    path TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    mtime_ns BIGINT NOT NULL,
+    size BIGINT NOT NULL,
+    hash TEXT NOT NULL,
+    error TEXT,
+    specs_json TEXT NOT NULL,
+    surface_json TEXT NOT NULL,
+    PRIMARY KEY (repo, path)
+);
+CREATE TABLE dep_edges (
+    repo TEXT NOT NULL,
+    src TEXT NOT NULL,
+    dst TEXT NOT NULL,
+    names_json TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (repo, src, dst)
+);
+CREATE INDEX dep_edges_by_dst ON dep_edges (repo, dst, src);
+CREATE TABLE dep_repos (
+    repo TEXT PRIMARY KEY,
+    root TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    skipped_json TEXT NOT NULL,
+    built_at TEXT NOT NULL,
+    edits_seen BIGINT NOT NULL DEFAULT 0
+);
+"""
+
 # Who is who across machines (SQLite migration 12 adds the same two columns), and the keys of
 # the events a machine's relay has applied, so a spooled event is never applied twice.
 TEAM_IDENTITY = """
@@ -203,6 +235,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
     Migration(9, "work_items", WORK_ITEMS),
     Migration(10, "identity", IDENTITY),
+    Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
 )
 

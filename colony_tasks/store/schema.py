@@ -261,6 +261,42 @@ CREATE TABLE hook_events (
 );
 """
 
+# The dependency graph of each indexed work tree (see colony_tasks.depgraph.rows, whose
+# SCHEMA this repeats: the store must not import the graph package, which loads tree-sitter).
+# ``repo`` is the work tree's real path; ``edits_seen`` is the last edit observation the
+# indexer has applied to it. Hooks never read these tables: the indexer addresses each
+# interface change to the sessions it affects (``recipients``).
+DEPENDENCY_GRAPH = """
+CREATE TABLE dep_files (
+    repo TEXT NOT NULL,
+    path TEXT NOT NULL,
+    lang TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    error TEXT,
+    specs_json TEXT NOT NULL,
+    surface_json TEXT NOT NULL,
+    PRIMARY KEY (repo, path)
+) WITHOUT ROWID;
+CREATE TABLE dep_edges (
+    repo TEXT NOT NULL,
+    src TEXT NOT NULL,
+    dst TEXT NOT NULL,
+    names_json TEXT NOT NULL DEFAULT '[]',
+    PRIMARY KEY (repo, src, dst)
+) WITHOUT ROWID;
+CREATE INDEX dep_edges_by_dst ON dep_edges (repo, dst, src);
+CREATE TABLE dep_repos (
+    repo TEXT PRIMARY KEY,
+    root TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    skipped_json TEXT NOT NULL,
+    built_at TEXT NOT NULL,
+    edits_seen INTEGER NOT NULL DEFAULT 0
+);
+"""
+
 # Who is who when sessions of several machines share a store (team mode): the developer and
 # machine each session runs on, shown next to its handle ("codex-91bc (bob@ci-runner-3)").
 TEAM_IDENTITY = """
@@ -279,6 +315,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "claim_regex", CLAIM_REGEX),
     Migration(9, "work_items", WORK_ITEMS),
     Migration(10, "identity", IDENTITY),
+    Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
 )
 

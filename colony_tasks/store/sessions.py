@@ -129,15 +129,26 @@ class SessionsMixin(StoreBase):
         )
 
     def first_sighting(self, fingerprint: str, window: float) -> bool:
-        """Record a hook payload's fingerprint; False when it was seen within ``window`` s."""
+        """Record a hook payload's fingerprint; False when it was seen within ``window`` s.
+
+        Each statement is atomic on its own (no BEGIN/COMMIT pair on every hook): of two
+        hooks racing on one fingerprint exactly one inserts it; a fingerprint seen longer ago
+        than ``window`` is taken over by one update. Old rows are pruned now and then.
+        """
         now = self.now()
-        with self.transaction():
-            self._run("DELETE FROM hook_events WHERE seen_at < ?", (now - window,))
-            cursor = self._run(
-                "INSERT OR IGNORE INTO hook_events(fingerprint, seen_at) VALUES (?, ?)",
-                (fingerprint, now),
-            )
-            return cursor.rowcount == 1
+        cursor = self._run(
+            "INSERT OR IGNORE INTO hook_events(fingerprint, seen_at) VALUES (?, ?)",
+            (fingerprint, now),
+        )
+        if cursor.rowcount == 1:
+            if hash(fingerprint) % 16 == 0:
+                self._run("DELETE FROM hook_events WHERE seen_at < ?", (now - window,))
+            return True
+        cursor = self._run(
+            "UPDATE hook_events SET seen_at = ? WHERE fingerprint = ? AND seen_at < ?",
+            (now, fingerprint, now - window),
+        )
+        return cursor.rowcount == 1
 
     def end_session(self, session_id: str) -> None:
         now = self.now()

@@ -93,6 +93,23 @@ class VectorsMixin(StoreBase):
         )
         return [(int(r[0]), int(r[1]), int(r[2]), bytes(r[3])) for r in rows]
 
+    def vectors_for(self, model: str, observation_ids: Sequence[int]) -> dict[int, bytes]:
+        """The ``model`` vector blobs of these observations: observation id -> blob."""
+        if not observation_ids:
+            return {}
+        marks = ",".join("?" * len(observation_ids))
+        rows = self._all(
+            f"SELECT observation_id, vector FROM vectors WHERE observation_id IN ({marks})"
+            " AND model = ?",
+            (*observation_ids, model),
+        )
+        return {int(r[0]): bytes(r[1]) for r in rows}
+
+    def last_vector_row(self) -> int:
+        """The newest row id of the ``vectors`` table (0 when empty)."""
+        row = self._one("SELECT MAX(id) FROM vectors")
+        return int(row[0]) if row and row[0] is not None else 0
+
     def has_vectors(self) -> bool:
         return self._one("SELECT 1 FROM vectors LIMIT 1") is not None
 

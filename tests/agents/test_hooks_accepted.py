@@ -86,8 +86,10 @@ def test_every_installed_hook_runs_and_succeeds(sandbox, scope):
 
     assert claude.hook_problems() == []
     assert codex.hook_problems() == []
+    # Project-scope files are committed, so they name the command on PATH, not this machine's.
+    command = sandbox.colony_path if scope == "user" else "colony-tasks"
     for slug, label in CLAUDE_EVENTS.items():
-        ran = f"{label} [{sandbox.colony_path} hook {slug} --agent claude]"
+        ran = f"{label} [{command} hook {slug} --agent claude]"
         assert ran in claude.debug, f"Claude did not run our {slug} hook"
     statuses = re.findall(
         r"colony-tasks hook [\w-]+ --agent claude\] \w+ with status (\d+)", claude.debug

@@ -1,8 +1,8 @@
 """Scenario 5: an edit made through the shell (sed, a formatter, a script) of a file another
 session holds warns in both agents, as an Edit or apply_patch does.
 
-The capability does not exist yet: PostToolUse for a shell command only records the command.
-Both tests are strict xfails, so they start failing (and must be unmarked) the day it lands.
+PreToolUse notes the state of the files that matter before the shell command; PostToolUse
+compares and treats the changed files as an Edit (colony_tasks/shell_edits.py).
 """
 
 from __future__ import annotations
@@ -13,14 +13,7 @@ import pytest
 
 from .model_server import MessagesServer, ResponsesServer, call, context, patch, say
 
-pytestmark = [
-    pytest.mark.agents,
-    pytest.mark.xfail(
-        strict=True,
-        reason="not built yet: shell-made edits are not detected (PostToolUse for Bash only "
-        "records the command, it does not look for changed files)",
-    ),
-]
+pytestmark = [pytest.mark.agents]
 
 SED = "sed -i 's/TAX = 0.19/TAX = 0.25/' prices.py"
 

@@ -85,7 +85,7 @@ def spawn_relay() -> None:
     try:
         os.posix_spawn(
             sys.executable,
-            [sys.executable, "-m", "colony_tasks.relay.daemon"],
+            [sys.executable, "-m", "colony_tasks.team.daemon"],
             os.environ,
             file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)],
             setsid=True,

@@ -1,7 +1,7 @@
 """The relay: one long-lived process per user and team store, holding the PostgreSQL connection.
 
 Started on demand by the first hook that finds no relay (``python -m
-colony_tasks.relay.daemon``, detached, its own session). It holds an exclusive lock on
+colony_tasks.team.daemon``, detached, its own session). It holds an exclusive lock on
 ``relay-<key>.lock`` (a second relay exits at once), writes ``relay-<key>.pid``, listens on a
 0600 unix socket (only its own uid may talk to it), and exits after
 :data:`IDLE_EXIT` seconds without requests once its outbox is empty.
