@@ -6,7 +6,7 @@ EXTRAS ?= test
 comma := ,
 STAMP = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install test test-slow test-browser test-agents agents-latest test-all browser lint format demo bench clean
+.PHONY: install test test-slow test-browser test-agents agents-latest test-all browser postgres test-postgres lint format demo bench bench-team clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ format: install
 
 # The default suite: fast, deterministic, no browser, no agent CLIs (about a minute here).
 test: lint
-	$(BIN)/python -m pytest -m "not slow and not stress and not browser and not agents"
+	$(BIN)/python -m pytest -m "not slow and not stress and not browser and not agents and not postgres"
 
 test-slow: install
 	$(BIN)/python -m pytest -m "slow or stress"
@@ -41,6 +41,15 @@ test-slow: install
 browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
+
+# Debian's PostgreSQL server binaries for team mode's tests (the fixtures run initdb + pg_ctl as
+# an unprivileged user in a temp folder on a free loopback port; no service is started here).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/pg_ctl > /dev/null 2>&1 || (apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql > /dev/null)
+
+test-postgres: install postgres
+	$(BIN)/python -m pytest -m "postgres"
 
 test-browser: install browser
 	$(BIN)/python -m pytest -m "browser"
@@ -56,7 +65,7 @@ agents-latest: install
 
 # CI after `make test`: the whole suite again with the optional sentence-transformers backend
 # installed (its tests skip without it), plus the slow, stress, browser and agents suites.
-test-all: browser
+test-all: browser postgres
 	$(MAKE) install EXTRAS=test,minilm
 	$(BIN)/python -m pytest
 
@@ -73,6 +82,9 @@ bench: install
 	cd bench && ../$(BIN)/python search.py --quick && ../$(BIN)/python search_eval.py
 	$(BIN)/python bench/mcp.py
 	$(BIN)/python bench/work.py --quick
+
+bench-team: install postgres
+	$(BIN)/python bench/team.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

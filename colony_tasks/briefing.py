@@ -71,6 +71,12 @@ def _line(
     return line + next_call(obs, me)
 
 
+def _who(other: Session, me: Session) -> str:
+    """``bob@ci-runner-3, `` when the other session runs as someone else or elsewhere (team
+    mode); nothing on one machine, where it would only cost tokens."""
+    return f"{other.who}, " if other.who and other.who != me.who else ""
+
+
 def interface_line(obs: Observation, me: Session, now: float) -> str:
     """``src/api.py changed get_user(user_id) → get_user(user_id, *, org) (codex-91bc, 2m ago);
     you import it in src/viewer.py`` — one line for a recipient of an interface change."""
@@ -110,7 +116,8 @@ def briefing(store: Store, joined: Joined) -> str:
         lines.append(
             "Others: "
             + ", ".join(
-                f"{p.handle} ({p.agent}, active {ago(p.last_seen_at, now)})" for p in others[:8]
+                f"{p.handle} ({p.agent}, {_who(p, me)}active {ago(p.last_seen_at, now)})"
+                for p in others[:8]
             )
             + (f" and {len(others) - 8} more" if len(others) > 8 else "")
         )
@@ -150,6 +157,24 @@ def briefing(store: Store, joined: Joined) -> str:
     lines.extend(planned)
     lines.append(TOOLS_LINE)
     return "\n".join(lines)
+
+
+def _authors(store: Store, me: Session, items: Sequence[Observation]) -> dict[str, str]:
+    """``developer@machine`` of the items' authors who run as someone else or elsewhere (team
+    mode); empty on one machine. One lookup per distinct author, only when there is news."""
+    found = {}
+    for session_id in {o.session_id for o in items if o.session_id and o.session_id != me.id}:
+        author = store.get_session(session_id)
+        if author is not None and author.who and author.who != me.who:
+            found[session_id] = author.who
+    return found
+
+
+def _with_who(line: str, obs: Observation, whos: dict[str, str]) -> str:
+    who = whos.get(obs.session_id or "")
+    if not who or not obs.handle:
+        return line
+    return line.replace(f" {obs.handle} ", f" {obs.handle} ({who}) ", 1)
 
 
 def _work(item: WorkItem) -> str:
@@ -223,7 +248,9 @@ def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str 
     now = store.now()
     tasks = sorted({t for t, _ in items})
     head = f"{PREFIX} — since your last turn (task {', '.join(f'#{t}' for t in tasks)}):"
-    lines = [head, *(_line(o, me, now, store) for _, o in items[:MAX_ITEMS])]
+    shown = [o for _, o in items[:MAX_ITEMS]]
+    whos = _authors(store, me, shown)
+    lines = [head, *(_with_who(_line(o, me, now, store), o, whos) for o in shown)]
     extra = remaining + max(0, len(items) - MAX_ITEMS)
     if extra:
         first = tasks[0]
@@ -236,7 +263,8 @@ def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | N
     if not items:
         return None
     now = store.now()
-    body = [_line(o, me, now, store) for o in items[:MAX_ITEMS]]
+    whos = _authors(store, me, items[:MAX_ITEMS])
+    body = [_with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS]]
     # A chain turn block carries its own header; a second one would only cost tokens.
     only_turns = all(o.kind == "turn" and o.to in (me.handle, me.id) for o in items)
     lines = body if only_turns else [f"{PREFIX} — for you now:", *body]

@@ -111,7 +111,7 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
             if parent == probe:
                 break
             probe = parent
-        other = lanes.resolve(probe)
+        other = lanes.resolve(probe, by_remote=lane.repo_id.startswith(lanes.REMOTE_PREFIX))
         if other.repo_id == lane.repo_id:
             relative = _within(resolved, os.path.realpath(other.root))
     if relative is None:

@@ -12,12 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import paths, sessions, settings, work
+from . import backend, paths, sessions, settings, work
 from .embeddings import MODEL_IDS
 from .install import status
 from .install.files import InstallError
 from .install.locate import repo_root
-from .store import Store
+from .store import Store, open_store
+from .store.pg_schema import LATEST as PG_LATEST
+from .store.pg_schema import TABLES as PG_TABLES
 from .store.schema import LATEST
 from .timefmt import ago
 
@@ -64,6 +66,19 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
         )
 
 
+def open_team_for_doctor(url: str) -> tuple[Store | None, dict[str, Any] | None]:
+    """The team store, or a failed check that says why it cannot be reached (no password)."""
+    try:
+        return open_store(url), None
+    except Exception as error:  # noqa: BLE001 - any failure to reach it is the finding
+        return None, check(
+            "team store",
+            False,
+            f"{backend.redact_url(str(error))}. Hooks keep working: events wait in this"
+            " machine's outbox and are delivered when the store is reachable.",
+        )
+
+
 def _integrity(store: Store) -> list[str]:
     try:
         return store.integrity_check()
@@ -84,12 +99,18 @@ def diagnose(store: Store) -> list[dict[str, Any]]:
 
 def _schema(store: Store) -> dict[str, Any]:
     version = store.schema_version()
-    return check("schema", version == LATEST, f"version {version} (latest {LATEST})")
+    latest = PG_LATEST if store.backend == "postgresql" else LATEST
+    detail = f"version {version} (latest {latest})"
+    if store.backend == "postgresql":
+        detail += f" on {store.path}"  # the URL, password redacted
+    return check("schema", version == latest, detail)
 
 
 def missing_tables(store: Store) -> list[str]:
     """Tables the current schema has that this database lacks (a version that says it is
     current over tables that were dropped or never created)."""
+    if store.backend == "postgresql":
+        return sorted(PG_TABLES - set(store.table_names()))
     blank = Store(":memory:")
     try:
         expected = set(blank.table_names())

@@ -108,7 +108,8 @@ def agent_caller(store: Store, session_id: str | None, pids: Sequence[int]) -> S
             + (f" You are {caller.handle}: leave session_id out." if caller else "")
         )
     if caller is not None:
-        own = {s.id for s in store.sessions_for_pid(int(caller.agent_pid or 0))} | {caller.id}
+        siblings = store.sessions_for_pid(int(caller.agent_pid or 0), caller.machine)
+        own = {s.id for s in siblings} | {caller.id}
         if target.id in own:
             return target
         raise NotAllowed(

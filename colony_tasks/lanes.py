@@ -4,6 +4,12 @@ The repository identity is the real path of the git *common* dir, so linked work
 repository share it. A submodule has its own git dir (``.git/modules/<name>`` of its parent), so
 it is its own repository. Detached HEAD gives the branch ``detached@<sha7>``; an unborn branch
 keeps its name; a folder outside any repository is its own lane with an empty branch.
+
+In team mode (``by_remote=True``) a repository with a remote ``origin`` is identified by its
+normalised URL instead (``git@github.com:org/repo.git`` and ``https://github.com/org/repo``
+are both ``git:github.com/org/repo``), so clones on different machines share lanes; without
+a remote the local identity stays (that lane stays local to the machine). ``.git/config`` is
+read as a file: no git process is spawned.
 Standard library only: the hook path imports this module.
 """
 
@@ -87,8 +93,56 @@ def _repo_name(common_dir: str, root: str) -> str:
     return name[:-4] if name.endswith(".git") else name
 
 
-def resolve(cwd: str) -> LaneInfo:
-    """The lane of ``cwd``. Never raises for a missing folder: it becomes a non-git lane."""
+REMOTE_PREFIX = "git:"
+
+
+def normalise_remote(url: str) -> str | None:
+    """``git:<host>/<path>`` for a remote URL (scp-like, ssh, https, git; credentials, port,
+    trailing ``.git`` and slashes dropped, host lower-cased); None for a local path."""
+    url = url.strip()
+    if not url:
+        return None
+    if "://" in url:
+        scheme, rest = url.split("://", 1)
+        if scheme.lower() == "file":
+            return None
+        host, _, path = rest.partition("/")
+    elif ":" in url and not url.startswith(("/", ".")) and "/" not in url.split(":", 1)[0]:
+        host, path = url.split(":", 1)  # scp-like: [user@]host:path
+    else:
+        return None
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    path = path.strip("/")
+    if not host or not path:
+        return None
+    return f"{REMOTE_PREFIX}{host}/{path}"
+
+
+def origin_url(common_dir: str) -> str | None:
+    """The ``url`` of ``[remote "origin"]`` in the repository's config file."""
+    config = _read(os.path.join(common_dir, "config"))
+    if not config:
+        return None
+    in_origin = False
+    for raw in config.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            in_origin = line.replace(" ", "").lower() in ('[remote"origin"]',)
+            continue
+        if in_origin and "=" in line:
+            key, value = line.split("=", 1)
+            if key.strip().lower() == "url":
+                return value.strip().strip('"')
+    return None
+
+
+def resolve(cwd: str, *, by_remote: bool = False) -> LaneInfo:
+    """The lane of ``cwd``. Never raises for a missing folder: it becomes a non-git lane.
+
+    ``by_remote``: identify a repository by its normalised ``origin`` URL when it has one."""
     start = os.path.realpath(os.path.expanduser(cwd or "."))
     found = _find_dot_git(start)
     if found:
@@ -96,8 +150,9 @@ def resolve(cwd: str) -> LaneInfo:
         git_dir = _git_dir(dot_git, root)
         if git_dir and os.path.isdir(git_dir):
             common = os.path.realpath(_common_dir(git_dir))
+            remote = normalise_remote(origin_url(common) or "") if by_remote else None
             return LaneInfo(
-                repo_id=common,
+                repo_id=remote or common,
                 root=root,
                 repo_name=_repo_name(common, root),
                 branch=_branch(git_dir),

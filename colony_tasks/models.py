@@ -102,7 +102,8 @@ class Lane(record("Lane", "id repo_id root repo_name branch")):  # type: ignore[
 class Session(
     record(  # type: ignore[misc]
         "Session",
-        "id handle agent cwd lane_id agent_pid started_at last_seen_at ended_at",
+        "id handle agent cwd lane_id agent_pid started_at last_seen_at ended_at machine developer",
+        defaults=("", ""),
     )
 ):
     __slots__ = ()
@@ -115,10 +116,19 @@ class Session(
     started_at: float
     last_seen_at: float
     ended_at: float | None
+    machine: str
+    developer: str
 
     @property
     def active(self) -> bool:
         return self.ended_at is None
+
+    @property
+    def who(self) -> str:
+        """``alice@laptop`` (developer and machine), or '' when neither is known."""
+        if self.developer and self.machine:
+            return f"{self.developer}@{self.machine}"
+        return self.developer or self.machine
 
 
 class Task(

@@ -13,7 +13,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     pwd = None  # type: ignore[assignment]
 
-from . import lanes, procs
+from . import backend, lanes, procs, settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, TaskMode
 from .models import Lane, Session, Task, record
@@ -88,7 +88,9 @@ def lookup(store: Store, ref: str) -> Session | None:
 
 
 def lane_for(store: Store, cwd: str) -> Lane:
-    info = lanes.resolve(cwd)
+    # A shared store identifies repositories by their remote so clones on several machines
+    # meet in one lane; the local store keeps the path identity it always had.
+    info = lanes.resolve(cwd, by_remote=store.backend != "sqlite")
     return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch)
 
 
@@ -130,6 +132,7 @@ def register(
             check_owner(existing, agent_pid)
         if existing is None:
             chosen = _free_handle(store, handle, session_id) if handle else None
+            developer, machine = identity()
             store.insert_session(
                 session_id,
                 chosen or make_handle(store, kind, session_id),
@@ -137,6 +140,8 @@ def register(
                 cwd,
                 lane.id,
                 agent_pid,
+                machine=machine,
+                developer=developer,
             )
         else:
             store.refresh_session(
@@ -179,6 +184,17 @@ def login_name() -> str:
         return ""
 
 
+def identity() -> tuple[str, str]:
+    """(developer, machine) recorded on new sessions: ``COLONY_TASKS_DEVELOPER`` /
+    ``COLONY_TASKS_MACHINE``, else settings ``{"identity": {"developer": .., "machine": ..}}``,
+    else the login name and the host name."""
+    developer = os.environ.get(backend.ENV_DEVELOPER) or settings.get("identity", "developer")
+    machine = os.environ.get(backend.ENV_MACHINE) or settings.get("identity", "machine")
+    developer = str(developer or login_name() or os.getuid())
+    machine = str(machine or os.uname().nodename.split(".")[0])
+    return developer[:64], machine[:64]
+
+
 def find_session(store: Store, ref: str | None) -> Session:
     """A session by id or handle, or :class:`NotFound` with the next step."""
     ref = (ref or "").strip()
@@ -195,7 +211,7 @@ def session_for_process(store: Store, pids: list[int]) -> Session | None:
     hooks recorded as ``agent_pid``. The most recently seen session of that process wins.
     """
     for pid in pids:
-        found = store.sessions_for_pid(pid)
+        found = store.sessions_for_pid(pid, identity()[1])
         if found:
             return found[0]
     return None

@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from colony_tasks.store import Store
+from colony_tasks.store import Store, open_store
 
 log = logging.getLogger("colony_tasks.mcp")
 
@@ -64,7 +64,7 @@ class EmbeddingWorker:
         from colony_tasks import semantic  # numpy and the model load in the worker only
 
         embedder = semantic.configured_embedder()
-        return None if embedder is None else (Store(self.path), embedder)
+        return None if embedder is None else (open_store(self.path), embedder)
 
     def step(self, store: Store, embedder) -> int:
         """Embed one batch; returns how many rows got vectors."""

@@ -70,7 +70,7 @@ def start_background(state: AppState) -> Callable[[], None]:
 
     It is called before the store closes.
     """
-    return background.start(state.store.path)
+    return background.start(state.store.address)
 
 
 class Lifespan:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks.store import Store
+from colony_tasks.store import open_store
 
 
 class Clock:
@@ -34,9 +34,75 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+# The core's contract tests run against both backends: one set of tests, two stores. Their
+# `store` (and `store_address`, for tests that open the store in other processes) is SQLite
+# and a real PostgreSQL server started for the session (tests/pgserver.py).
+CONTRACT_MODULES = {
+    "test_thread",
+    "test_chains",
+    "test_claims",
+    "test_sessions",
+    "test_use_cases",
+    "test_search",
+    "test_work",
+}
+
+
+def pytest_generate_tests(metafunc):
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    wants = {"store", "store_address"} & set(metafunc.fixturenames)
+    if module in CONTRACT_MODULES and wants:
+        metafunc.parametrize(
+            "backend",
+            ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)],
+            indirect=True,
+        )
+
+
 @pytest.fixture
-def store(tmp_path: Path, clock: Clock):
-    db = Store(tmp_path / "colony.db", clock=clock)
+def backend(request) -> str:
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One PostgreSQL server for the whole session, torn down afterwards."""
+    from tests.pgserver import PgServer
+
+    bindir = PgServer.find()
+    if bindir is None:
+        pytest.skip("PostgreSQL binaries are not installed (run `make postgres`)")
+    server = PgServer(bindir)
+    server.start()
+    try:
+        # A migrated template: each test process's database starts as a copy of it, and is
+        # emptied (TRUNCATE, ~30 ms) rather than recreated (~700 ms) before each test.
+        template = open_store(server.create_database("colony_template"))
+        template.close()
+        server.template = "colony_template"
+        yield server
+    finally:
+        server.destroy()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """An empty, migrated database on the session's server (one per test process, emptied
+    before each test)."""
+    return pg_server.reset_database(f"t{os.getpid()}")
+
+
+@pytest.fixture
+def store_address(backend: str, tmp_path: Path, request) -> str:
+    """Where a test's store lives: a SQLite path or a PostgreSQL URL."""
+    if backend == "postgresql":
+        return request.getfixturevalue("pg_url")
+    return str(tmp_path / "colony.db")
+
+
+@pytest.fixture
+def store(store_address: str, clock: Clock):
+    db = open_store(store_address, clock=clock)
     yield db
     db.close()
 

@@ -13,7 +13,19 @@ def join(store: Store, sid: str, agent: str, cwd: Path) -> sessions.Joined:
 
 
 def snapshot(store: Store) -> dict[str, list[tuple]]:
-    """Every row of every table (FTS shadow tables excluded)."""
+    """Every row of every table (FTS shadow tables excluded), in a stable order."""
+    if store.backend == "postgresql":
+        names = [
+            r[0]
+            for r in store.conn.execute(
+                "SELECT table_name FROM information_schema.tables"
+                " WHERE table_schema = current_schema()"
+            )
+        ]
+        return {
+            n: sorted((tuple(r) for r in store.conn.execute(f"SELECT * FROM {n}")), key=repr)
+            for n in names
+        }
     names = [
         r[0]
         for r in store.conn.execute(

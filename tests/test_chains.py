@@ -8,7 +8,7 @@ import pytest
 
 from colony_tasks import actions, activity, briefing, chains, delivery, messages, sessions, tasks
 from colony_tasks.errors import Conflict, NotAllowed
-from colony_tasks.store import Store
+from colony_tasks.store import Store, open_store
 from tests.helpers import join, snapshot
 
 
@@ -130,7 +130,7 @@ def test_closed_chain_is_complete_immutable_and_attributed(crew: Store):
 
 
 def _racer(db_path: str, sid: str, chain_id: int, barrier, queue) -> None:
-    db = Store(db_path)
+    db = open_store(db_path)
     barrier.wait()
     outcomes = []
     for i in range(4):
@@ -144,10 +144,10 @@ def _racer(db_path: str, sid: str, chain_id: int, barrier, queue) -> None:
 
 
 def test_concurrent_posts_only_the_turn_holder_lands_and_turns_are_sequential(
-    tmp_path: Path, repo: Path
+    store_address: str, repo: Path
 ):
-    path = str(tmp_path / "chain.db")
-    db = Store(path)
+    path = store_address
+    db = open_store(path)
     sids = ["coord", "p1", "p2", "p3", "p4"]
     for sid in sids:
         join(db, sid, "claude" if sid != "p4" else "codex", repo)
@@ -165,7 +165,7 @@ def test_concurrent_posts_only_the_turn_holder_lands_and_turns_are_sequential(
         p.join(60)
     results = dict(queue.get(timeout=5) for _ in procs)
     assert sum(len(v) for v in results.values()) == 20
-    db = Store(path)
+    db = open_store(path)
     notes = [o for o in chains.history(db, chain.id) if o.kind == "note"]
     landed = {sid: outcomes.count("ok") for sid, outcomes in results.items()}
     assert len(notes) == sum(landed.values())

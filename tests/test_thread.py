@@ -7,7 +7,7 @@ import pytest
 
 from colony_tasks import actions, delivery, posts, sessions, tasks
 from colony_tasks.errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
-from colony_tasks.store import Store
+from colony_tasks.store import Store, open_store
 from tests.helpers import join, snapshot
 
 
@@ -132,7 +132,7 @@ def test_second_answer_to_broadcast_question_is_kept_as_note(store: Store, repo:
 
 
 def _race_answer(db_path: str, sid: str, question_id: int, barrier, queue) -> None:
-    db = Store(db_path)
+    db = open_store(db_path)
     barrier.wait()
     try:
         queue.put((sid, actions.answer(db, sid, question_id, f"answer from {sid}").ok))
@@ -142,7 +142,7 @@ def _race_answer(db_path: str, sid: str, question_id: int, barrier, queue) -> No
 
 
 def _race_accept(db_path: str, sid: str, handoff_id: int, barrier, queue) -> None:
-    db = Store(db_path)
+    db = open_store(db_path)
     barrier.wait()
     try:
         actions.accept_handoff(db, sid, handoff_id)
@@ -164,10 +164,10 @@ def _race(target, db_path: str, item_id: int, sids: list[str]) -> list[tuple[str
 
 
 def test_two_processes_answering_one_broadcast_question_exactly_one_wins(
-    tmp_path: Path, repo: Path
+    store_address: str, repo: Path
 ):
-    path = str(tmp_path / "race.db")
-    db = Store(path)
+    path = store_address
+    db = open_store(path)
     join(db, "asker", "claude", repo)
     join(db, "x", "codex", repo)
     join(db, "y", "claude", repo)
@@ -175,14 +175,16 @@ def test_two_processes_answering_one_broadcast_question_exactly_one_wins(
     db.close()
     results = dict(_race(_race_answer, path, q.id, ["x", "y"]))
     assert sorted(results.values()) == [False, True]
-    db = Store(path)
+    db = open_store(path)
     assert len(db.timeline(q.task_id, kinds=["answer"])) == 1
     assert len(db.timeline(q.task_id, kinds=["note"])) == 1
 
 
-def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(tmp_path: Path, repo: Path):
-    path = str(tmp_path / "race.db")
-    db = Store(path)
+def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(
+    store_address: str, repo: Path
+):
+    path = store_address
+    db = open_store(path)
     join(db, "author", "claude", repo)
     join(db, "x", "codex", repo)
     join(db, "y", "claude", repo)
@@ -192,7 +194,7 @@ def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(tmp_path
     results = dict(_race(_race_accept, path, h.id, ["x", "y"]))
     assert sorted(results.values()) == [False, True]
     winner = next(s for s, ok in results.items() if ok)
-    db = Store(path)
+    db = open_store(path)
     live = db.list_claims()
     assert [(c["session_id"], c["pattern"]) for c in live] == [(winner, "src/app.py")]
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     mcp_cmd,
     plan_cmds,
     search_cmds,
+    team_cmds,
     thread_cmds,
     viewer_cmd,
 )

@@ -40,10 +40,17 @@ def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
         if not found:
             return "No sessions yet. They appear when an agent with the hooks installed starts."
         rows = [
-            [s.handle, s.agent, "ended" if s.ended_at else "active", ago(s.last_seen_at), s.cwd]
+            [
+                s.handle,
+                s.agent,
+                s.who,
+                "ended" if s.ended_at else "active",
+                ago(s.last_seen_at),
+                s.cwd,
+            ]
             for s in found
         ]
-        return table(rows, ["HANDLE", "AGENT", "STATE", "LAST SEEN", "CWD"])
+        return table(rows, ["HANDLE", "AGENT", "WHO", "STATE", "LAST SEEN", "CWD"])
 
     emit(as_json, found, render)
 

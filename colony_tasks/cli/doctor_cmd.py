@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from .. import backend, paths
 from .. import doctor as doctor_mod
-from .. import paths
+from ..team import status as relay_status
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
 
@@ -15,7 +16,11 @@ from .output import CONTEXT_SETTINGS, emit, json_option
 @json_option
 def doctor(fix: bool, as_json: bool) -> None:
     """Check the store and the hook log; exit 1 when something needs attention."""
-    store, failure = doctor_mod.open_for_doctor(paths.db_path())
+    url = backend.store_url()
+    if url:
+        store, failure = doctor_mod.open_team_for_doctor(url)
+    else:
+        store, failure = doctor_mod.open_for_doctor(paths.db_path())
     if store is None:
         assert failure is not None
         emit(
@@ -27,6 +32,8 @@ def doctor(fix: bool, as_json: bool) -> None:
     try:
         repairs = doctor_mod.repair(store) if fix else []
         checks = doctor_mod.diagnose(store)
+        if url:
+            checks.extend(relay_status.checks(url))
     finally:
         store.close()
     ok = all(c["ok"] for c in checks)

@@ -16,19 +16,27 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def event_of(payload: dict[str, Any], agent: str, *, cheap: bool = True) -> Event:
-    """The event; ``cheap=False`` where the session's owner is established or checked
-    (SessionStart, SessionEnd), which may cost a ``ps`` call off Linux."""
-    pid = agent_pid(cheap=cheap)
-    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), pid)
+def event_of(
+    payload: dict[str, Any], agent: str, pid: int | None = None, *, cheap: bool = True
+) -> Event:
+    """The event; ``pid`` is the agent's process when the hook ran elsewhere (team mode's
+    relay applies events that hook processes spooled), else this process's agent;
+    ``cheap=False`` where the session's owner is established or checked (SessionStart,
+    SessionEnd), which may cost a ``ps`` call off Linux."""
+    agent_process = pid or agent_pid(cheap=cheap)
+    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), agent_process)
 
 
-def session_start(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.session_start(store, event_of(payload, agent, cheap=False))
+def session_start(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.session_start(store, event_of(payload, agent, pid, cheap=False))
 
 
-def user_prompt_submit(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.prompt(store, event_of(payload, agent), text(payload, "prompt"))
+def user_prompt_submit(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.prompt(store, event_of(payload, agent, pid), text(payload, "prompt"))
 
 
 def acts(event: str, payload: dict[str, Any]) -> bool:
@@ -41,23 +49,29 @@ def acts(event: str, payload: dict[str, Any]) -> bool:
     return tool.action == "shell" or (tool.action == "edit" and bool(tool.paths))
 
 
-def pre_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
+def pre_tool_use(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
     tool = tool_use(payload)
     if tool.action == "other" or (tool.action == "edit" and not tool.paths):
         return events.NOTHING  # nothing to check: no need to touch the session
-    return events.before_tool(store, event_of(payload, agent), tool)
+    return events.before_tool(store, event_of(payload, agent, pid), tool)
 
 
-def post_tool_use(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.after_tool(store, event_of(payload, agent), tool_use(payload))
+def post_tool_use(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.after_tool(store, event_of(payload, agent, pid), tool_use(payload))
 
 
-def stop(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.stop(store, event_of(payload, agent))
+def stop(store: Store, payload: dict[str, Any], agent: str, pid: int | None = None) -> Result:
+    return events.stop(store, event_of(payload, agent, pid))
 
 
-def session_end(store: Store, payload: dict[str, Any], agent: str) -> Result:
-    return events.session_end(store, event_of(payload, agent, cheap=False))
+def session_end(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.session_end(store, event_of(payload, agent, pid, cheap=False))
 
 
 HANDLERS = {

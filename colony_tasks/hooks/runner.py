@@ -11,7 +11,7 @@ import json
 import signal
 import sys
 
-from .. import events, paths
+from .. import backend, events, paths
 from ..redact import utf8_safe
 from ..store import open_default
 from .handlers import EVENT_NAMES, HANDLERS, acts
@@ -96,6 +96,14 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
     if not acts(event, payload):
         return None
+    url = backend.store_url()
+    if url:
+        # Team mode: no driver in this process; the local relay applies the event. Imported
+        # here: the socket client would cost every SQLite-mode hook ~2.5 ms.
+        from ..team import client as relay_client
+
+        reply = relay_client.handle(url, event, kind, payload) or {}
+        return render(event, reply.get("context"), reply.get("deny"))
     if event == "session-end":
         store = open_default(busy_timeout_ms=SESSION_END_BUSY_MS)
     else:
@@ -124,7 +132,9 @@ def run(args: list[str]) -> int:
             paths.log(f"hook {event}: large payload ({len(raw)} bytes)")
         output = handle(event, agent, raw)
     except BaseException as error:  # noqa: BLE001 - hooks fail open, always
-        paths.log(f"hook {event or '?'} failed: {type(error).__name__}: {error}")
+        paths.log(
+            f"hook {event or '?'} failed: {type(error).__name__}: {backend.redact_url(str(error))}"
+        )
         output = None
     finally:
         if hasattr(signal, "setitimer"):

@@ -32,11 +32,16 @@ changed module.
 Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
 in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hooks import this.
+
+Team mode runs the same mixins on PostgreSQL (:mod:`.pg`, migrations in :mod:`.pg_schema`):
+:func:`open_store` picks the backend from the address, :func:`open_default` from the
+configuration (:mod:`colony_tasks.backend`). Sessions then also record ``developer`` and
+``machine``, and lanes are keyed by the repository's normalised remote URL.
 """
 
 from __future__ import annotations
 
-from .. import paths
+from .. import backend, paths
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
 from .depgraph import DepGraphMixin
@@ -72,10 +77,24 @@ class Store(
     """
 
 
+def open_store(address: str, **kwargs) -> Store:
+    """The store at ``address``: a SQLite file path, or a ``postgresql://`` URL (team mode)."""
+    if address.startswith(("postgresql://", "postgres://")):
+        # Imported here, not at the top: the driver must never load in a hook process.
+        from .pg import PgStore
+
+        return PgStore(address, **kwargs)
+    return Store(address, **kwargs)
+
+
 def open_default(**kwargs) -> Store:
-    """Open (creating if needed) the store under ``COLONY_TASKS_HOME``."""
+    """Open (creating if needed) this user's store: the team store when one is configured
+    (:mod:`colony_tasks.backend`), else the SQLite file under ``COLONY_TASKS_HOME``."""
+    url = backend.store_url()
+    if url:
+        return open_store(url, **kwargs)
     paths.ensure_home()
     return Store(paths.db_path(), **kwargs)
 
 
-__all__ = ["Store", "open_default"]
+__all__ = ["Store", "open_default", "open_store"]

@@ -25,6 +25,9 @@ class StoreBase:
     nests: an inner ``transaction()`` joins the outer one.
     """
 
+    #: ``sqlite`` here; :class:`colony_tasks.store.pg.PgStore` says ``postgresql``.
+    backend = "sqlite"
+
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -65,6 +68,12 @@ class StoreBase:
 
     def now(self) -> float:
         return self.clock()
+
+    @property
+    def address(self) -> str:
+        """What :func:`colony_tasks.store.open_store` opens this store again with (for a team
+        store the URL with its password: never print it; ``path`` is the printable form)."""
+        return self.path
 
     # -- migrations ------------------------------------------------------------------------
 
@@ -115,6 +124,13 @@ class StoreBase:
 
     # -- transactions ----------------------------------------------------------------------
 
+    def _begin(self) -> None:
+        """Open the outermost transaction (a backend may take a lock here as well)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def _finish(self, commit: bool) -> None:
+        self.conn.execute("COMMIT" if commit else "ROLLBACK")
+
     def transaction(self) -> _Transaction:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any exception. Nests."""
         return _Transaction(self)
@@ -149,7 +165,7 @@ class _Transaction:
         store._lock.acquire()
         try:
             if store._depth == 0:
-                store.conn.execute("BEGIN IMMEDIATE")
+                store._begin()
             store._depth += 1
         except BaseException:
             store._lock.release()
@@ -161,6 +177,6 @@ class _Transaction:
         try:
             store._depth -= 1
             if store._depth == 0:
-                store.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                store._finish(exc_type is None)
         finally:
             store._lock.release()

@@ -297,6 +297,13 @@ CREATE TABLE dep_repos (
 );
 """
 
+# Who is who when sessions of several machines share a store (team mode): the developer and
+# machine each session runs on, shown next to its handle ("codex-91bc (bob@ci-runner-3)").
+TEAM_IDENTITY = """
+ALTER TABLE sessions ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN developer TEXT NOT NULL DEFAULT '';
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -309,6 +316,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "work_items", WORK_ITEMS),
     Migration(10, "identity", IDENTITY),
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
+    Migration(12, "team_identity", TEAM_IDENTITY),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -12,7 +12,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-SESSION_COLUMNS = "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at"
+SESSION_COLUMNS = (
+    "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at, machine,"
+    " developer"
+)
 
 
 def _session(row: sqlite3.Row | None) -> Session | None:
@@ -74,11 +77,25 @@ class SessionsMixin(StoreBase):
         cwd: str,
         lane_id: int | None,
         agent_pid: int | None,
+        *,
+        machine: str = "",
+        developer: str = "",
     ) -> None:
         now = self.now()
         self._run(
-            f"INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (session_id, handle, agent, redact(cwd), lane_id, agent_pid, now, now),
+            f"INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+            (
+                session_id,
+                handle,
+                agent,
+                redact(cwd),
+                lane_id,
+                agent_pid,
+                now,
+                now,
+                machine,
+                developer,
+            ),
         )
 
     def refresh_session(
@@ -140,11 +157,13 @@ class SessionsMixin(StoreBase):
             (now, now, session_id),
         )
 
-    def sessions_for_pid(self, agent_pid: int) -> list[Session]:
+    def sessions_for_pid(self, agent_pid: int, machine: str = "") -> list[Session]:
+        """Active sessions whose hooks ran under ``agent_pid`` on ``machine`` (process ids of
+        other machines sharing a team store mean nothing here; '' is a pre-team session)."""
         rows = self._all(
             f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_pid = ? AND ended_at IS NULL"
-            " ORDER BY last_seen_at DESC",
-            (agent_pid,),
+            " AND machine IN (?, '') ORDER BY last_seen_at DESC",
+            (agent_pid, machine),
         )
         return [Session(**dict(r)) for r in rows]
 

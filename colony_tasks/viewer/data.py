@@ -33,11 +33,12 @@ def presence(session: Session, now: float) -> str:
 
 
 def person(session: Session, now: float) -> dict[str, Any]:
-    """A session as the viewer shows it: handle, agent kind, presence, last seen."""
+    """A session as the viewer shows it: handle, agent kind, who runs it where, presence."""
     return {
         "id": session.id,
         "handle": session.handle,
         "agent": session.agent,
+        "who": session.who,
         "presence": presence(session, now),
         "last_seen_at": session.last_seen_at,
         "started_at": session.started_at,

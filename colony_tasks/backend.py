@@ -1,0 +1,45 @@
+"""Which store backend this process uses, and how to print its address safely.
+
+Unset, colony-tasks keeps one SQLite file under the data folder. Team mode puts every front end
+on a shared PostgreSQL database: ``COLONY_TASKS_DATABASE_URL=postgresql://user:pass@host/db``
+or ``{"store": {"url": "postgresql://..."}}`` in settings.json (the environment wins). Hooks
+never import a database driver: in team mode they reach the local relay
+(:mod:`colony_tasks.team`). Standard library only: every hook process imports this module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+
+from . import settings
+
+ENV_URL = "COLONY_TASKS_DATABASE_URL"
+ENV_DEVELOPER = "COLONY_TASKS_DEVELOPER"
+ENV_MACHINE = "COLONY_TASKS_MACHINE"
+
+_PASSWORD = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^:/@\s]*:)(?P<secret>[^@\s]*)(?=@)", re.I)
+_PASSWORD_PARAM = re.compile(r"(?P<head>[?&]password=)(?P<secret>[^&\s]*)", re.I)
+
+
+def store_url() -> str | None:
+    """The team store's URL, or None for the local SQLite store."""
+    url = os.environ.get(ENV_URL, "").strip()
+    if not url:
+        configured = settings.get("store", "url")
+        url = configured.strip() if isinstance(configured, str) else ""
+    return url or None
+
+
+def redact_url(text: str) -> str:
+    """``text`` with every URL password (``user:secret@`` or ``?password=``) replaced by ***."""
+    text = _PASSWORD.sub(lambda m: m.group("head") + "***", text)
+    return _PASSWORD_PARAM.sub(lambda m: m.group("head") + "***", text)
+
+
+def store_key(url: str) -> str:
+    """A short stable name for one store (its URL without the password), used to name the
+    relay's socket, lock and outbox: one relay per user and store."""
+    raw = redact_url(url).encode("utf-8")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"

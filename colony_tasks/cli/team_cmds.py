@@ -1,0 +1,85 @@
+"""Team mode's commands: ``migrate`` and ``relay`` (status, stop)."""
+
+from __future__ import annotations
+
+import click
+
+from .. import backend, paths
+from ..store import Store
+from ..store import open_store as open_store_at
+from ..team import status as relay_status
+from .app import cli
+from .output import CONTEXT_SETTINGS, emit, json_option
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@json_option
+def migrate(as_json: bool) -> None:
+    """Apply pending schema migrations to the configured store (SQLite or the team's
+    PostgreSQL). Every front end also migrates on first use; this does it on purpose."""
+    url = backend.store_url()
+    address = url or paths.db_path()
+    if not url:
+        paths.ensure_home()
+    try:
+        store: Store = open_store_at(address, migrate=False) if url else open_store_at(address)
+    except Exception as error:  # noqa: BLE001 - the message is redacted below
+        raise click.ClickException(backend.redact_url(str(error))) from None
+    try:
+        applied = store.migrate()
+        version = store.schema_version()
+    finally:
+        store.close()
+    where = backend.redact_url(address)
+    emit(
+        as_json,
+        {"store": where, "backend": store.backend, "applied": applied, "version": version},
+        lambda: (
+            f"{where}: applied {', '.join(map(str, applied)) or 'nothing'};"
+            f" schema version {version}."
+        ),
+    )
+
+
+@cli.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
+@click.pass_context
+def relay(ctx: click.Context) -> None:
+    """The local relay of team mode (lists its status by default)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(status)
+
+
+def _url() -> str:
+    url = backend.store_url()
+    if not url:
+        raise click.ClickException(
+            "Team mode is off: set COLONY_TASKS_DATABASE_URL or settings.json"
+            ' {"store": {"url": ...}} first.'
+        )
+    return url
+
+
+@relay.command(context_settings=CONTEXT_SETTINGS)
+@json_option
+def status(as_json: bool) -> None:
+    """The relay process and its outbox (pending and stuck events)."""
+    info = relay_status.status(_url())
+    emit(
+        as_json,
+        info,
+        lambda: "\n".join(
+            [
+                f"store: {info['store']}",
+                f"relay: {'pid ' + str(info['relay_pid']) if info['relay_pid'] else 'not running'}",
+                f"outbox: {info['pending']} pending, {info['stuck']} stuck ({info['outbox']})",
+            ]
+        ),
+    )
+
+
+@relay.command(context_settings=CONTEXT_SETTINGS)
+def stop() -> None:
+    """Stop the relay (hooks start it again on the next agent event; nothing is lost)."""
+    if not relay_status.stop(_url()):
+        raise click.ClickException("The relay did not exit within 5 seconds.")
+    click.echo("The relay is stopped.")
