@@ -176,3 +176,9 @@ def test_a_second_store_in_one_process_keeps_the_first_ones_writes_visible(tmp_p
     fresh.close()
     second.close()
     first.close()
+
+
+def test_the_store_knows_the_latest_migration_without_importing_them():
+    from colony_tasks.store import base
+
+    assert base.LATEST == LATEST

@@ -8,14 +8,18 @@ import sqlite3
 import time
 
 from .. import paths
-from .schema import MIGRATIONS, Migration
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from .schema import Migration
+
 BUSY_TIMEOUT_MS = 5000
+# The last migration in schema.py (tests/test_store.py checks they agree). Knowing it here lets
+# an up-to-date open skip importing the migrations' SQL: every hook opens the store.
+LATEST = 12
 
 
 class StoreBase:
@@ -34,7 +38,7 @@ class StoreBase:
         *,
         clock: Callable[[], float] = time.time,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
-        migrations: Sequence[Migration] = MIGRATIONS,
+        migrations: Sequence[Migration] | None = None,
     ) -> None:
         self.path = str(path)
         self.clock = clock
@@ -80,8 +84,15 @@ class StoreBase:
     def schema_version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
-    def migrate(self, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
-        """Apply pending migrations; costs one ``PRAGMA user_version`` when up to date."""
+    def migrate(self, migrations: Sequence[Migration] | None = None) -> list[int]:
+        """Apply pending migrations (default: all of schema.py); costs one
+        ``PRAGMA user_version`` when up to date."""
+        if migrations is None:
+            if self.schema_version() >= LATEST:
+                return []
+            from .schema import MIGRATIONS  # only when behind: see LATEST
+
+            migrations = MIGRATIONS
         target = migrations[-1].version if migrations else 0
         if self.schema_version() >= target:
             return []

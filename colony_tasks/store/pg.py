@@ -345,8 +345,9 @@ class PgStore(Store):
         done = self._applied_versions()
         return [m.version for m in migrations if m.version not in done]
 
-    def migrate(self, migrations: Sequence[Migration] = PG_MIGRATIONS) -> list[int]:
+    def migrate(self, migrations: Sequence[Migration] | None = None) -> list[int]:
         """Apply every migration not yet recorded, in order, each in its own transaction."""
+        migrations = PG_MIGRATIONS if migrations is None else migrations
         if not self.pending_migrations(migrations):
             return []
         applied = []
