@@ -119,15 +119,23 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     return _joined([briefing.delta(store, me, groups), _undeliverable(store, me)])
 
 
+def checks_before(tool: ToolUse) -> bool:
+    """Whether :func:`before_tool` has anything to do for this tool (an edit with paths, a
+    shell command); hooks ask first, so other tools never open the store."""
+    return (tool.action == "shell" and bool(tool.command.strip())) or (
+        tool.action == "edit" and bool(tool.paths)
+    )
+
+
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     """Before an edit: warn about others' live claims and recent edits of its files; deny it
     instead when the user chose ``claims.mode = block`` and a live claim is in the way.
     Before a shell command: note the state of the files it could change (see
     :mod:`colony_tasks.shell_edits`), so the PostToolUse can tell which ones it did."""
-    if tool.action == "shell" and tool.command.strip():
-        _note_shell_files(store, _session(store, event), tool, event.cwd)
+    if not checks_before(tool):
         return NOTHING
-    if tool.action != "edit" or not tool.paths:
+    if tool.action == "shell":
+        _note_shell_files(store, _session(store, event), tool, event.cwd)
         return NOTHING
     me = _session(store, event)
     rel = activity.repo_paths(store, me, tool.paths, event.cwd)

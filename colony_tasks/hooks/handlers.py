@@ -43,19 +43,13 @@ def acts(event: str, payload: dict[str, Any]) -> bool:
     """Whether the event needs the store at all: PreToolUse only checks edits and notes the
     files a shell command may change (the store is not even opened, nor the event
     fingerprinted, for any other tool)."""
-    if event != "pre-tool-use":
-        return True
-    tool = tool_use(payload)
-    return tool.action == "shell" or (tool.action == "edit" and bool(tool.paths))
+    return event != "pre-tool-use" or events.checks_before(tool_use(payload))
 
 
 def pre_tool_use(
     store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
 ) -> Result:
-    tool = tool_use(payload)
-    if tool.action == "other" or (tool.action == "edit" and not tool.paths):
-        return events.NOTHING  # nothing to check: no need to touch the session
-    return events.before_tool(store, event_of(payload, agent, pid), tool)
+    return events.before_tool(store, event_of(payload, agent, pid), tool_use(payload))
 
 
 def post_tool_use(
