@@ -25,15 +25,17 @@ IDLE_SECONDS = 5.0
 INDEX_SECONDS = 2.0
 
 
-class EmbeddingWorker:
-    def __init__(self, path: str, *, idle: float = IDLE_SECONDS) -> None:
-        self.path = path
-        self.idle = idle
-        self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="colony-embed", daemon=True)
-        self.embedded = 0
+class _Worker:
+    """A daemon thread running ``_run`` until :meth:`stop`, on the store at ``path``."""
 
-    def start(self) -> EmbeddingWorker:
+    name = "colony-worker"
+
+    def __init__(self, path: str) -> None:
+        self.path = path  # a SQLite file or a postgresql:// URL: see open_store
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+
+    def start(self):  # -> Self
         self.thread.start()
         return self
 
@@ -41,6 +43,18 @@ class EmbeddingWorker:
         self.stop_event.set()
         if self.thread.is_alive():
             self.thread.join(timeout)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class EmbeddingWorker(_Worker):
+    name = "colony-embed"
+
+    def __init__(self, path: str, *, idle: float = IDLE_SECONDS) -> None:
+        super().__init__(path)
+        self.idle = idle
+        self.embedded = 0
 
     def _run(self) -> None:
         try:
@@ -90,7 +104,7 @@ class EmbeddingWorker:
         return self.embedded
 
 
-class IndexWorker:
+class IndexWorker(_Worker):
     """Every ``interval`` seconds, one :func:`relay.index_live` pass on its own connection.
 
     The first pass over a work tree builds its graph (seconds for thousands of files); later
@@ -98,27 +112,20 @@ class IndexWorker:
     next interval: a bad repository must not stop the relay for the others.
     """
 
+    name = "colony-index"
+
     def __init__(self, path: str, *, interval: float = INDEX_SECONDS) -> None:
-        self.path = path
+        super().__init__(path)
         self.interval = interval
-        self.stop_event = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="colony-index", daemon=True)
         self.passes = 0
-
-    def start(self) -> IndexWorker:
-        self.thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self.stop_event.set()
-        if self.thread.is_alive():
-            self.thread.join(timeout)
 
     def _run(self) -> None:
         try:
             from colony_tasks import relay  # tree-sitter loads in the worker only
 
-            store = Store(self.path)
+            # open_store, like the embedding worker: on a team store ``path`` is its URL,
+            # and Store() would have made a SQLite file of that name.
+            store = open_store(self.path)
         except Exception as error:  # noqa: BLE001 - the worker must never take the server down
             log.warning("Index worker not started: %s", error)
             return
