@@ -82,6 +82,34 @@ def row_to_observation(row: sqlite3.Row) -> Observation:
     )
 
 
+def search_filters(
+    where: list[str],
+    params: list[Any],
+    task_id: int | None,
+    kinds: Sequence[str] | None,
+    session_id: str | None,
+    since: float | None,
+    until: float | None,
+) -> None:
+    """Append a search's optional filters (over ``observations o`` joined to ``sessions s``) to
+    ``where`` and ``params``; shared by the SQLite and PostgreSQL full-text searches."""
+    if task_id is not None:
+        where.append("o.task_id = ?")
+        params.append(task_id)
+    if kinds:
+        where.append(f"o.kind IN ({','.join('?' * len(kinds))})")
+        params.extend(kinds)
+    if session_id is not None:
+        where.append("(o.session_id = ? OR s.handle = ?)")
+        params.extend([session_id, session_id])
+    if since is not None:
+        where.append("o.created_at >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("o.created_at <= ?")
+        params.append(until)
+
+
 class ObservationsMixin(StoreBase):
     def add_observation(
         self,
@@ -282,21 +310,7 @@ class ObservationsMixin(StoreBase):
         """
         where = ["observations_fts MATCH ?"]
         params: list[Any] = [match]
-        if task_id is not None:
-            where.append("o.task_id = ?")
-            params.append(task_id)
-        if kinds:
-            where.append(f"o.kind IN ({','.join('?' * len(kinds))})")
-            params.extend(kinds)
-        if session_id is not None:
-            where.append("(o.session_id = ? OR s.handle = ?)")
-            params.extend([session_id, session_id])
-        if since is not None:
-            where.append("o.created_at >= ?")
-            params.append(since)
-        if until is not None:
-            where.append("o.created_at <= ?")
-            params.append(until)
+        search_filters(where, params, task_id, kinds, session_id, since, until)
         full = (
             f"SELECT {OBS_COLUMNS}, bm25(observations_fts) AS score,"
             " snippet(observations_fts, 0, '[', ']', '…', 16) AS snippet"

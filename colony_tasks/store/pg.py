@@ -44,7 +44,7 @@ import pg8000.dbapi
 from ..backend import redact_url
 from ..models import Observation
 from . import Store
-from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation
+from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation, search_filters
 from .pg_schema import MIGRATIONS as PG_MIGRATIONS
 
 TYPE_CHECKING = False
@@ -390,21 +390,7 @@ class PgStore(Store):
             return []
         where = ["o.search @@ q"]
         params: list[Any] = [terms]
-        if task_id is not None:
-            where.append("o.task_id = ?")
-            params.append(task_id)
-        if kinds:
-            where.append(f"o.kind IN ({','.join('?' * len(kinds))})")
-            params.extend(kinds)
-        if session_id is not None:
-            where.append("(o.session_id = ? OR s.handle = ?)")
-            params.extend([session_id, session_id])
-        if since is not None:
-            where.append("o.created_at >= ?")
-            params.append(since)
-        if until is not None:
-            where.append("o.created_at <= ?")
-            params.append(until)
+        search_filters(where, params, task_id, kinds, session_id, since, until)
         sql = (
             f"SELECT {OBS_COLUMNS}, -ts_rank_cd(o.search, q) AS score,"
             " ts_headline('english', o.text, q,"
