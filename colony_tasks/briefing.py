@@ -6,7 +6,7 @@ Every block ends with the exact next call. Standard library only.
 from __future__ import annotations
 
 from . import claims as claims_mod
-from . import delivery, identity
+from . import delivery
 from .kinds import MESSAGE_KINDS, ObsKind, WorkState
 from .models import Observation, Session, Task, WorkItem
 from .render import clip, item_line
@@ -105,6 +105,8 @@ def briefing(store: Store, joined: Joined) -> str:
     blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
     where = f"task #{task.id} {task.title}"
     head = f"{PREFIX}: you are {me.handle} on {where}."
+    from . import identity  # here: only a session's first briefing shows its credential
+
     cred = identity.credential(store, me)
     if cred:  # shown only here, in this session's own context (colony_tasks.identity)
         head += f' Your session_id, if a colony tool asks for one: "{cred}".'

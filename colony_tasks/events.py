@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import zlib
 
-from . import activity, briefing, delivery, settings, shell_edits
+from . import activity, briefing, delivery, settings
 from . import claims as claims_mod
 from . import sessions as sessions_mod
 from .globs import is_glob
@@ -191,6 +191,8 @@ def _watched(store: Store, me: Session, lane: Lane) -> list[str]:
     """The files a shell command of ``me`` could change that matter to the lane: literal paths
     claimed by any live session of the repository (others' and its own) and the files it
     edited lately. Absolute, under the lane's root; at most ``MAX_WATCHED``."""
+    from . import shell_edits  # shell tools only: other events skip its import
+
     rel = [c["pattern"] for c in store.list_claims(repo_id=lane.repo_id)]
     rel += sorted(store.touched_paths(me.id, lane.repo_id, store.now() - delivery.TOUCHED_WINDOW))
     root = lane.root
@@ -199,6 +201,8 @@ def _watched(store: Store, me: Session, lane: Lane) -> list[str]:
 
 
 def _note_shell_files(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> None:
+    from . import shell_edits  # shell tools only: other events skip its import
+
     lane = store.get_lane(me.lane_id) if me.lane_id else None
     if lane is None:
         return
@@ -210,6 +214,8 @@ def _note_shell_files(store: Store, me: Session, tool: ToolUse, cwd: str | None)
 def _shell_changed(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> list[str]:
     """The files the shell command changed (absolute), like the paths of an Edit. A file
     another session recorded an edit of while the command ran is theirs, not this command's."""
+    from . import shell_edits  # shell tools only: other events skip its import
+
     lane = store.get_lane(me.lane_id) if me.lane_id else None
     if lane is None:
         return []

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import time
 
 from . import paths
@@ -40,6 +39,8 @@ State = tuple[int, int, int] | None  # (mtime_ns, size, inode) of a regular file
 
 
 def _tokens(command: str) -> list[str]:
+    import shlex  # here: only shell commands need it, and every other hook would pay ~0.8 M
+
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
     lexer.whitespace_split = True
     lexer.commenters = ""

@@ -89,3 +89,85 @@ def test_an_edit_of_a_glob_claimed_file_is_warned_without_importing_pathspec(hom
         warning = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
         assert "docs/guide.md is held by codex-" in warning
         assert "pathspec" not in json.loads(out.stderr)
+
+
+# Loaded only where they are needed; each would cost every hook process 0.5-3 M instructions.
+NOT_ON_EDIT_PATH = [
+    "signal",  # the runner uses the C module `_signal`
+    "shlex",  # shell commands only
+    "colony_tasks.shell_edits",
+    "colony_tasks.identity",  # a session's first briefing only
+    "colony_tasks.store.vectors",
+    "colony_tasks.store.depgraph",
+    "colony_tasks.store.maintenance",
+    "colony_tasks.store.overview",
+]
+
+
+def test_prompt_and_edit_hooks_load_only_what_they_use(home, repo):
+    base = {"session_id": "lean", "cwd": str(repo), "transcript_path": "/x/.claude/p.jsonl"}
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(repo / "src" / "app.py")}}
+    for event, extra in (
+        ("session-start", {"source": "startup"}),
+        ("user-prompt-submit", {"prompt": "add retries", "prompt_id": "p1"}),
+        ("pre-tool-use", {**edit, "tool_use_id": "t1"}),
+        ("post-tool-use", {**edit, "tool_use_id": "t1", "tool_response": {}}),
+        ("stop", {}),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", HOOK_RUN, event, json.dumps({**base, **extra})],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        loaded = set(json.loads(out.stderr))
+        assert "colony_tasks.events" in loaded, event  # the hook did run
+        expected_absent = set(NOT_ON_EDIT_PATH)
+        if event == "session-start":
+            expected_absent.discard("colony_tasks.identity")
+        assert not loaded & expected_absent, event
+
+
+def test_a_shell_command_loads_the_shell_modules_it_needs(home, repo):
+    payload = {
+        "session_id": "lean",
+        "cwd": str(repo),
+        "transcript_path": "/x/.claude/p.jsonl",
+        "tool_name": "Bash",
+        "tool_input": {"command": "echo hi > out.txt"},
+        "tool_use_id": "b1",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", HOOK_RUN, "pre-tool-use", json.dumps(payload)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert {"shlex", "colony_tasks.shell_edits"} <= set(json.loads(out.stderr))
+
+
+LAZY_STORE = """
+import json, sys
+from colony_tasks.store import Store
+store = Store(sys.argv[1])
+before = "colony_tasks.store.vectors" in sys.modules
+count = store.vector_counts()
+try:
+    store.no_such_method
+    missing = "no error"
+except AttributeError as error:
+    missing = str(error)
+print(json.dumps([before, count, "colony_tasks.store.vectors" in sys.modules, missing]))
+"""
+
+
+def test_the_stores_rarely_used_methods_load_on_first_use(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-c", LAZY_STORE, str(tmp_path / "lazy.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    before, count, after, missing = json.loads(out.stdout)
+    assert (before, count, after) == (False, {}, True)
+    assert "no_such_method" in missing

@@ -42,16 +42,48 @@ configuration (:mod:`colony_tasks.backend`). Sessions then also record ``develop
 from __future__ import annotations
 
 from .. import backend, paths
+from .base import StoreBase
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
-from .depgraph import DepGraphMixin
-from .maintenance import MaintenanceMixin
 from .observations import ObservationsMixin
-from .overview import OverviewMixin
 from .sessions import SessionsMixin
 from .tasks import TasksMixin
-from .vectors import VectorsMixin
 from .work import WorkMixin
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .depgraph import DepGraphMixin
+    from .maintenance import MaintenanceMixin
+    from .overview import OverviewMixin
+    from .vectors import VectorsMixin
+
+    class _OnFirstUse(VectorsMixin, MaintenanceMixin, OverviewMixin, DepGraphMixin):
+        pass
+
+else:
+
+    class _OnFirstUse(StoreBase):
+        """The mixins a hook never touches (embeddings, the viewer's and doctor's bulk reads,
+        the dependency graph), loaded the first time one of their attributes is asked
+        for: importing them costs every hook process ~2 M instructions. On that first miss they
+        become this class's bases, so the whole store (and :class:`.pg.PgStore`) then resolves
+        them as ordinary inherited methods. The type checker sees them as plain bases."""
+
+        def __getattr__(self, name: str):
+            if _OnFirstUse.__bases__ == (StoreBase,):
+                from .depgraph import DepGraphMixin
+                from .maintenance import MaintenanceMixin
+                from .overview import OverviewMixin
+                from .vectors import VectorsMixin
+
+                _OnFirstUse.__bases__ = (
+                    VectorsMixin,
+                    MaintenanceMixin,
+                    OverviewMixin,
+                    DepGraphMixin,
+                )
+                return getattr(self, name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 class Store(
@@ -60,11 +92,8 @@ class Store(
     ObservationsMixin,
     ClaimsMixin,
     DeliveryMixin,
-    VectorsMixin,
     WorkMixin,
-    MaintenanceMixin,
-    OverviewMixin,
-    DepGraphMixin,
+    _OnFirstUse,
 ):
     """The SQLite store; see the module docstring for the data model.
 
