@@ -3,7 +3,8 @@
     python bench/hooks.py [--n 40] [--sizes 1000,1000000]
 
 Each sample runs the installed ``colony-tasks hook EVENT`` as a new process with a realistic
-payload, exactly as Claude Code does; the baseline is bench/baseline_hook.py (stdin JSON + one
+payload, exactly as Claude Code does (a fresh prompt or tool-use id every time, so no sample
+is taken for a repeat of the one before); the baseline is bench/baseline_hook.py (stdin JSON + one
 WAL insert). Candidates run interleaved so machine noise hits them alike. The store is seeded
 with 1k and with 1M observations in the lane task to show whether a hook grows with history.
 Besides one event of each kind, two edits of a file covered by another session's *glob* claim
@@ -111,7 +112,7 @@ def payloads(repo: Path) -> dict[str, dict]:
     guide = str(repo / "docs" / "guide.md")  # covered by bench-codex's docs/** claim
     glob_edit = {"file_path": guide, "old_string": "a", "new_string": "b"}
     return {
-        "session-start": {**base, "hook_event_name": "SessionStart", "source": "resume"},
+        "session-start": {**base, "hook_event_name": "SessionStart", "source": "startup"},
         "user-prompt-submit": {
             **base,
             "hook_event_name": "UserPromptSubmit",
@@ -151,6 +152,25 @@ def payloads(repo: Path) -> dict[str, dict]:
     }
 
 
+def fresh(name: str, payload: dict, ids) -> Callable[[], bytes]:
+    """Each sample's payload, as the agent would send it: a new ``prompt_id`` or
+    ``tool_use_id`` every time (a hook seeing byte-identical input twice within a minute takes
+    it for a duplicate install and stops early, which would time the shortcut instead), and
+    SessionStart for a new session each time."""
+
+    def make() -> bytes:
+        i = next(ids)
+        if name == "session-start":
+            return json.dumps({**payload, "session_id": f"bench-start-{i}"}).encode()
+        if name == "user-prompt-submit":
+            return json.dumps({**payload, "prompt_id": f"bench-prompt-{i}"}).encode()
+        if "tool_use_id" in payload:
+            return json.dumps({**payload, "tool_use_id": f"{payload['tool_use_id']}-{i}"}).encode()
+        return json.dumps(payload).encode()
+
+    return make
+
+
 def event_of(name: str) -> str:
     """The hook event a candidate runs (``pre-tool-use (glob claim)`` runs pre-tool-use)."""
     return name.split(" (")[0]
@@ -181,10 +201,11 @@ def measure(size: int, n: int) -> list[_stats.Stat]:
             env,
         )
     }
+    ids = iter(range(10**9))
     for name, payload in payloads(repo).items():
         fns[name] = runner(
             [str(EXE), "hook", event_of(name), "--agent", "claude"],
-            json.dumps(payload).encode(),
+            fresh(name, payload, ids),
             env,
         )
     store = Store(home / "colony.db")

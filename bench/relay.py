@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -80,12 +81,16 @@ def payload(repo: Path, event: str, tool: str, command_or_path: str, use_id: str
     return json.dumps(base).encode()
 
 
-def hook_call(event: str, data: bytes, home: Path):
+def hook_call(event: str, data: Callable[[str], bytes], home: Path):
+    """One hook process per call; ``data(use_id)`` makes its payload. Each round passes a new
+    tool-use id (pairing a PreToolUse with its PostToolUse, as the agent does): a hook seeing
+    byte-identical input twice within a minute takes it for a duplicate install and stops
+    early, which would time that shortcut instead."""
     env = {**os.environ, "COLONY_TASKS_HOME": str(home)}
     args = [str(EXE), "hook", event, "--agent", "claude"]
 
-    def call() -> None:
-        result = subprocess.run(args, input=data, capture_output=True, env=env)
+    def call(use_id: str) -> None:
+        result = subprocess.run(args, input=data(use_id), capture_output=True, env=env)
         if result.returncode != 0 or result.stderr:
             raise SystemExit(f"{event} failed: {result.stderr[-300:]!r}")
 
@@ -102,46 +107,65 @@ def hook_latency(root: Path, repo: Path, n: int) -> list[_stats.Stat]:
     command = "sed -i 's/x = 1/x = 1/' src/app.py && pytest -q tests/"
     held = repo / held_files(repo)[0]
     cases: dict[str, tuple] = {
-        "baseline": (lambda: _baseline(homes["no graph"], repo), None),
+        "baseline": (lambda use_id: _baseline(homes["no graph"], repo), None),
         "PreToolUse Edit": (
             hook_call(
-                "pre-tool-use", payload(repo, "PreToolUse", "Edit", target, "e"), homes["no graph"]
+                "pre-tool-use",
+                lambda u: payload(repo, "PreToolUse", "Edit", target, f"e{u}"),
+                homes["no graph"],
             ),
             None,
         ),
     }
     for label, home in homes.items():
-        pre = payload(repo, "PreToolUse", "Bash", command, "b")
-        post = payload(repo, "PostToolUse", "Bash", command, "b")
-        note = hook_call("pre-tool-use", pre, home)
-        cases[f"PreToolUse Bash ({label})"] = (hook_call("pre-tool-use", pre, home), None)
+        tag = f"b{len(cases)}-"
+
+        def pre(u: str, tag: str = tag) -> bytes:
+            return payload(repo, "PreToolUse", "Bash", command, tag + u)
+
+        def post(u: str, tag: str = tag) -> bytes:
+            return payload(repo, "PostToolUse", "Bash", command, tag + u)
+
+        # The PreToolUse timed on its own and the one noting files for the timed PostToolUse
+        # are different tool calls (ids "x…" and "n…"), as in a session.
+        cases[f"PreToolUse Bash ({label})"] = (
+            hook_call("pre-tool-use", lambda u, pre=pre: pre("x" + u), home),
+            None,
+        )
         cases[f"PostToolUse Bash, nothing changed ({label})"] = (
-            hook_call("post-tool-use", post, home),
-            note,
+            hook_call("post-tool-use", lambda u, post=post: post("n" + u), home),
+            hook_call("pre-tool-use", lambda u, pre=pre: pre("n" + u), home),
         )
     home = homes["no graph"]
-    pre = payload(repo, "PreToolUse", "Bash", "sh fmt.sh", "c")
-    post = payload(repo, "PostToolUse", "Bash", "sh fmt.sh", "c")
-    note = hook_call("pre-tool-use", pre, home)
 
-    def note_then_touch() -> None:
-        note()
+    def pre_fmt(u: str) -> bytes:
+        return payload(repo, "PreToolUse", "Bash", "sh fmt.sh", f"c{u}")
+
+    def post_fmt(u: str) -> bytes:
+        return payload(repo, "PostToolUse", "Bash", "sh fmt.sh", f"c{u}")
+
+    note = hook_call("pre-tool-use", pre_fmt, home)
+
+    def note_then_touch(use_id: str) -> None:
+        note(use_id)
         held.write_text(held.read_text() + "#\n")  # the command changed a held file
 
     cases["PostToolUse Bash, a held file changed (no graph)"] = (
-        hook_call("post-tool-use", post, home),
+        hook_call("post-tool-use", post_fmt, home),
         note_then_touch,
     )
     cases["PostToolUse Edit"] = (
-        hook_call("post-tool-use", payload(repo, "PostToolUse", "Edit", target, "e"), home),
+        hook_call(
+            "post-tool-use", lambda u: payload(repo, "PostToolUse", "Edit", target, f"p{u}"), home
+        ),
         None,
     )
     names = list(cases)
     for name in names:  # warm up: bytecode, page cache
         fn, setup = cases[name]
         if setup:
-            setup()
-        fn()
+            setup("warm")
+        fn("warm")
     samples: dict[str, list[float]] = {name: [] for name in names}
     _stats.log(f"timing {n} interleaved rounds of {len(names)} candidates")
     for i in range(n):
@@ -149,9 +173,9 @@ def hook_latency(root: Path, repo: Path, n: int) -> list[_stats.Stat]:
         for name in names[shift:] + names[:shift]:
             fn, setup = cases[name]
             if setup:
-                setup()
+                setup(str(i))
             start = time.perf_counter()
-            fn()
+            fn(str(i))
             samples[name].append(time.perf_counter() - start)
     base = _stats.stat("baseline (stdin JSON + 1 WAL insert)", samples["baseline"])
     out = [base]

@@ -33,7 +33,7 @@ import _stats  # noqa: E402
 
 from colony_tasks import backend, sessions  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
-from hooks import git_repo, payloads  # noqa: E402
+from hooks import fresh, git_repo, payloads  # noqa: E402
 from tests.pgserver import PgServer, pg_bin  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
@@ -117,8 +117,10 @@ def main() -> int:
         prepare(str(homes["sqlite"] / "colony.db"), repo)
         prepare(url, repo)
         hook("session-start", payloads(repo)["session-start"], envs["team"])  # starts the relay
-        fns = {
-            f"{mode} {event}": (lambda e=event, m=mode: hook(e, payloads(repo)[e], envs[m]))
+        ids = iter(range(10**9))
+        makers = {event: fresh(event, payloads(repo)[event], ids) for event in EVENTS}
+        fns = {  # every sample a new prompt or tool-use id, as the agent sends them
+            f"{mode} {event}": (lambda e=event, m=mode: hook(e, json.loads(makers[e]()), envs[m]))
             for event in EVENTS
             for mode in ("sqlite", "team")
         }
