@@ -17,8 +17,9 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] == "hook":
         from .hooks.runner import run
 
-        code = run(args[1:])
-        if argv is None:  # the console script, not a caller in this process
+        exiting = argv is None  # the console script, not a caller in this process
+        code = run(args[1:], exiting=exiting)
+        if exiting:
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()

@@ -86,7 +86,14 @@ def utf8_safe_value(value: Any) -> Any:
     return value
 
 
-def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
+def handle(
+    event: str, agent: str | None, raw: bytes, *, exiting: bool = False
+) -> dict[str, Any] | None:
+    """Act on one payload. ``exiting``: the process ends right after (``os._exit``), so the
+    store is left for the exit to drop instead of closed: closing the last connection to a
+    SQLite database checkpoints its WAL into the database file, a write and an fsync on every
+    hook for what a later commit's automatic checkpoint does for many hooks at once. Every
+    transaction has committed by then; nothing is lost."""
     handler = HANDLERS.get(event)
     if handler is None:
         raise ValueError(f"unknown hook event {event!r}; {USAGE}")
@@ -114,12 +121,13 @@ def handle(event: str, agent: str | None, raw: bytes) -> dict[str, Any] | None:
             return None  # the same hook installed twice: the first one acts
         result = handler(store, payload, kind)
     finally:
-        store.close()
+        if not exiting:
+            store.close()
     return render(event, result.context, result.deny)
 
 
-def run(args: list[str]) -> int:
-    """Entry point; always returns 0."""
+def run(args: list[str], *, exiting: bool = False) -> int:
+    """Entry point; always returns 0. ``exiting``: see :func:`handle`."""
     event, agent = parse_args(args)
     output: dict[str, Any] | None = None
     try:
@@ -131,7 +139,7 @@ def run(args: list[str]) -> int:
             raise ValueError(f"{event}: payload larger than {MAX_STDIN} bytes ignored")
         if len(raw) > LARGE_PAYLOAD:
             paths.log(f"hook {event}: large payload ({len(raw)} bytes)")
-        output = handle(event, agent, raw)
+        output = handle(event, agent, raw, exiting=exiting)
     except BaseException as error:  # noqa: BLE001 - hooks fail open, always
         paths.log(
             f"hook {event or '?'} failed: {type(error).__name__}: {backend.redact_url(str(error))}"
