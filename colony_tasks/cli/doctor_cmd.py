@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from .. import backend, paths
-from .. import doctor as doctor_mod
 from ..team import status as relay_status
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
@@ -16,6 +15,10 @@ from .output import CONTEXT_SETTINGS, emit, json_option
 @json_option
 def doctor(fix: bool, as_json: bool) -> None:
     """Check the store and the hook log; exit 1 when something needs attention."""
+    # Deferred for weight, not for a cycle: the checks import the installers (tomlkit), which
+    # every other command, a search included, would otherwise pay for at start-up.
+    from .. import doctor as doctor_mod
+
     url = backend.store_url()
     if url:
         store, failure = doctor_mod.open_team_for_doctor(url)

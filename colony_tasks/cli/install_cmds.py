@@ -5,14 +5,19 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
-from ..install import Plan, run, status
-from ..install.locate import EXECUTABLE
-from ..install.plan import AGENTS, Action
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
+
+if TYPE_CHECKING:
+    from ..install import Plan
+    from ..install.plan import Action
+
+# The installers (and tomlkit) are imported by these two commands only, not at start-up: every
+# other command, a search included, would pay ~15 ms for them. Deferred for weight, not a cycle.
 
 AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 
@@ -69,6 +74,9 @@ def _render(plan: Plan, dry_run: bool) -> str:
 
 def next_steps(plan: Plan) -> list[str]:
     """What the user still has to do once, by hand, for the agents to run the hooks."""
+    from ..install import status
+    from ..install.locate import EXECUTABLE
+
     steps = []
     if plan.scope == "project":
         steps.append(
@@ -92,6 +100,9 @@ def next_steps(plan: Plan) -> list[str]:
 
 
 def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+    from ..install import run
+    from ..install.plan import AGENTS
+
     agents = AGENTS if agent == "all" else (agent,)
     plan = run(action, agents, scope, dry_run=dry_run)  # type: ignore[arg-type]
     data = {**plan.to_dict(), "dry_run": dry_run}

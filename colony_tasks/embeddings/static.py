@@ -3,8 +3,11 @@
 A text's vector is the normalised sum of its WordPiece tokens' rows (the same direction as
 model2vec's mean). The table is ``static-minilm-256`` (distilled from all-MiniLM-L6-v2) with
 its common component removed (``scripts/distill_static.py --post-process``), so unrelated
-texts no longer look alike. Inference is a table gather in numpy; tokenising uses the Hugging Face
-``tokenizers`` library. The safetensors file is read directly, so neither model2vec, safetensors
+texts no longer look alike. Inference is a table gather in numpy. The safetensors file is mapped,
+not read: a query touches only the pages of its own tokens' rows, so a one-off process (a CLI
+search) does not pay for reading the table. Bulk embedding tokenises with the Hugging Face
+``tokenizers`` library, loaded on first use; a few ASCII texts (a query) go through the
+plain-Python :mod:`.wordpiece`, which gives the same ids without loading it. Neither model2vec, safetensors
 nor torch is needed at run time.
 """
 
@@ -14,32 +17,44 @@ import json
 import struct
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from . import EmbedderUnavailable
+from .wordpiece import WordPiece
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MODEL_ID = "static-minilm-256-abtt4"
 MODEL_DIR = Path(__file__).resolve().parent / "models" / MODEL_ID
 MAX_TOKENS = 512
 CHUNK_TEXTS = 256
 CHARS_PER_TOKEN = 8
+# ASCII batches up to this size are tokenised in plain Python (a query); others by ``tokenizers``.
+SMALL_BATCH = 8
 SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32, "I8": np.int8}
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Read the tensors of a safetensors file into numpy arrays (F16, F32 and I8 only).
+    """Map the tensors of a safetensors file as numpy arrays (F16, F32 and I8 only).
 
     The format is an 8-byte little-endian header length, a JSON header naming each tensor's
-    dtype, shape and byte range, then the raw little-endian data.
+    dtype, shape and byte range, then the raw little-endian data. The arrays are copy-on-write
+    maps of the file: writing to one changes this process's copy only.
     """
-    blob = path.read_bytes()
-    if len(blob) < 8:
-        raise EmbedderUnavailable(f"{path} is too short to be a safetensors file.")
-    (header_len,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8 : 8 + header_len])
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(8)
+            if len(head) < 8:
+                raise EmbedderUnavailable(f"{path} is too short to be a safetensors file.")
+            (header_len,) = struct.unpack("<Q", head)
+            header = json.loads(handle.read(header_len))
+    except (OSError, ValueError) as error:
+        raise EmbedderUnavailable(f"{path} is not a readable safetensors file: {error}") from error
     base = 8 + header_len
+    size = path.stat().st_size
     tensors: dict[str, np.ndarray] = {}
     for name, info in header.items():
         if name == "__metadata__":
@@ -48,18 +63,20 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
         if dtype is None:
             raise EmbedderUnavailable(f"{path}: tensor {name!r} has unsupported dtype.")
         start, end = info["data_offsets"]
-        array = np.frombuffer(
-            blob,
-            dtype=np.dtype(dtype).newbyteorder("<"),
-            offset=base + start,
-            count=(end - start) // np.dtype(dtype).itemsize,
-        )
-        tensors[name] = array.reshape(info["shape"])
+        shape = tuple(info["shape"])
+        item = np.dtype(dtype).newbyteorder("<")
+        count = int(np.prod(shape, dtype=np.int64))
+        if end - start != count * item.itemsize or base + end > size:
+            raise EmbedderUnavailable(f"{path}: tensor {name!r} does not fit its byte range.")
+        if count == 0:
+            tensors[name] = np.zeros(shape, dtype=item)
+            continue
+        tensors[name] = np.memmap(path, dtype=item, mode="c", offset=base + start, shape=shape)
     return tensors
 
 
 def load_table(model_dir: Path) -> np.ndarray:
-    """The token table in its stored dtype, as a writable array.
+    """The token table in its stored dtype, as a writable (copy-on-write) map of the file.
 
     An int8 table keeps its integer values: model2vec drops the quantisation scale, which
     cancels when text vectors are normalised.
@@ -74,7 +91,7 @@ def load_table(model_dir: Path) -> np.ndarray:
         raise EmbedderUnavailable(f"{path} holds no 'embeddings' tensor.")
     if "weights" in tensors or "mapping" in tensors:
         raise EmbedderUnavailable(f"{path} uses model2vec features this loader does not read.")
-    return np.array(tensors["embeddings"], copy=True)
+    return tensors["embeddings"]
 
 
 class StaticEmbedder:
@@ -92,23 +109,50 @@ class StaticEmbedder:
         self.dim: int = int(self._table.shape[1])
         if int(config.get("hidden_dim", self.dim)) != self.dim:
             raise EmbedderUnavailable(f"{model_dir}: config.json and model.safetensors disagree.")
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_tokens)
-        if self._tokenizer.get_vocab_size() != self._table.shape[0]:
-            raise EmbedderUnavailable(f"{model_dir}: tokenizer and table sizes differ.")
+        self._tokenizer_path = model_dir / "tokenizer.json"
+        self._max_tokens = max_tokens
         self._max_chars = max_tokens * CHARS_PER_TOKEN
-        unk = self._tokenizer.token_to_id("[UNK]")
+        self._bulk: Tokenizer | None = None
+        self._small = WordPiece.from_tokenizer_json(self._tokenizer_path, max_tokens=max_tokens)
+        if self._small is None:
+            self._load_bulk()  # a tokenizer.json the plain-Python path does not implement
+        elif len(self._small.vocab) != self._table.shape[0]:
+            raise EmbedderUnavailable(f"{model_dir}: tokenizer and table sizes differ.")
+        else:
+            self._table[self._small.unk] = 0  # unknown pieces carry no meaning: leave them out
+
+    def _load_bulk(self) -> Tokenizer:
+        """The Hugging Face tokenizer, loaded on the first large batch."""
+        if self._bulk is not None:
+            return self._bulk
+        try:
+            from tokenizers import Tokenizer
+        except ImportError as error:
+            raise EmbedderUnavailable(
+                "The 'static' embedding backend needs tokenizers: pip install colony-tasks."
+            ) from error
+        tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(self._max_tokens)
+        if tokenizer.get_vocab_size() != self._table.shape[0]:
+            raise EmbedderUnavailable(
+                f"{self._tokenizer_path.parent}: tokenizer and table sizes differ."
+            )
+        unk = tokenizer.token_to_id("[UNK]")
         if unk is not None:
-            self._table[unk] = 0.0  # unknown pieces carry no meaning: leave them out
-        encode = getattr(self._tokenizer, "encode_batch_fast", None)
-        self._encode_batch = encode or self._tokenizer.encode_batch
+            self._table[unk] = 0  # unknown pieces carry no meaning: leave them out
+        self._bulk = tokenizer
+        return tokenizer
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
         """WordPiece ids of each text, without special tokens, at most ``max_tokens`` each."""
         clipped = [text[: self._max_chars] for text in texts]
-        encodings = self._encode_batch(clipped, add_special_tokens=False)
-        return [encoding.ids for encoding in encodings]
+        small = self._small
+        if small is not None and len(clipped) <= SMALL_BATCH and all(t.isascii() for t in clipped):
+            return [small.ids(text) for text in clipped]
+        tokenizer = self._load_bulk()
+        encode = getattr(tokenizer, "encode_batch_fast", None) or tokenizer.encode_batch
+        return [encoding.ids for encoding in encode(clipped, add_special_tokens=False)]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embed ``texts``: float32 ``(len(texts), dim)``, rows of unit norm (zero if no token)."""
