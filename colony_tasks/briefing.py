@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import claims as claims_mod
 from . import delivery
 from .kinds import MESSAGE_KINDS, ObsKind, WorkState
-from .models import Observation, Session, Task, WorkItem
+from .models import Observation, Session, Task, WorkItem, who_for
 from .render import clip, item_line
 from .sessions import Joined
 from .store import Store
@@ -74,7 +74,14 @@ def _line(
 def _who(other: Session, me: Session) -> str:
     """``bob@ci-runner-3, `` when the other session runs as someone else or elsewhere (team
     mode); nothing on one machine, where it would only cost tokens."""
-    return f"{other.who}, " if other.who and other.who != me.who else ""
+    who = who_for(other.who, me)
+    return f"{who}, " if who else ""
+
+
+def _named(handle: str, who: str) -> str:
+    """``codex-91bc (bob@ci-runner-3)``, or the handle alone when ``who`` is empty: how a
+    post's author, a claim's holder and an editor are named."""
+    return f"{handle} ({who})" if who else handle
 
 
 def interface_line(obs: Observation, me: Session, now: float) -> str:
@@ -132,7 +139,8 @@ def briefing(store: Store, joined: Joined) -> str:
         for c in live:
             tag = "" if c["state"] == "live" else f" [{c['state']}]"
             branch = "" if c["branch"] == lane.branch else f" @{c['branch']}"
-            by_holder.setdefault(c["holder"], []).append(f"{c['pattern']}{branch}{tag}")
+            holder = _named(c["holder"], who_for(c["who"], me))
+            by_holder.setdefault(holder, []).append(f"{c['pattern']}{branch}{tag}")
         shown = list(by_holder.items())[:MAX_HOLDERS]
         more = len(by_holder) - len(shown)
         lines.append(
@@ -167,8 +175,9 @@ def _authors(store: Store, me: Session, items: Sequence[Observation]) -> dict[st
     found = {}
     for session_id in {o.session_id for o in items if o.session_id and o.session_id != me.id}:
         author = store.get_session(session_id)
-        if author is not None and author.who and author.who != me.who:
-            found[session_id] = author.who
+        who = who_for(author.who, me) if author is not None else ""
+        if who:
+            found[session_id] = who
     return found
 
 
@@ -176,7 +185,7 @@ def _with_who(line: str, obs: Observation, whos: dict[str, str]) -> str:
     who = whos.get(obs.session_id or "")
     if not who or not obs.handle:
         return line
-    return line.replace(f" {obs.handle} ", f" {obs.handle} ({who}) ", 1)
+    return line.replace(f" {obs.handle} ", f" {_named(obs.handle, who)} ", 1)
 
 
 def _work(item: WorkItem) -> str:
@@ -292,14 +301,16 @@ def conflict_warning(
                 state = f"claimed {ago(h.since, now)}"
             where = f" on branch {h.branch} (merge risk)" if h.other_lane else ""
             note = f': "{clip(h.note, 60)}"' if h.note and not auto else ""
-            lines.append(f"{conflict.path} is held by {h.handle}{where} ({state}{note}).")
+            holder = _named(h.handle, h.who)
+            lines.append(f"{conflict.path} is held by {holder}{where} ({state}{note}).")
             if not h.other_lane and suggest is None:
                 suggest = h.handle
         for e in conflict.recent_edits:
             if any(h.session_id == e.session_id for h in conflict.claims):
                 continue
             where = " on another branch" if e.other_lane else ""
-            lines.append(f"{conflict.path} was edited {ago(e.at, now)} by {e.handle}{where}.")
+            editor = _named(e.handle, e.who)
+            lines.append(f"{conflict.path} was edited {ago(e.at, now)} by {editor}{where}.")
             if suggest is None and not e.other_lane:
                 suggest = e.handle
     if not lines:

@@ -15,7 +15,7 @@ from . import lanes
 from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
-from .models import Lane, Session, record
+from .models import Lane, Session, record, who_for, who_of
 from .redact import redact
 from .sessions import session_of
 from .store import Store
@@ -38,17 +38,21 @@ MAX_PATH = 4096
 class Holder(
     record(  # type: ignore[misc]
         "Holder",
-        "claim_id pattern handle session_id agent since expires_at stale other_lane branch note",
-        defaults=("",),
+        "claim_id pattern handle session_id agent since expires_at stale other_lane branch note"
+        " who",
+        defaults=("", ""),
     )
 ):
-    """Another session's live claim that matches a path."""
+    """Another session's live claim that matches a path; ``who`` is its developer@machine
+    when that is someone else or another machine (:func:`colony_tasks.models.who_for`)."""
 
     __slots__ = ()
 
 
-class RecentEdit(record("RecentEdit", "observation_id handle session_id at other_lane")):  # type: ignore[misc]
-    """Another session's edit of a path in the last 30 minutes."""
+class RecentEdit(
+    record("RecentEdit", "observation_id handle session_id at other_lane who", defaults=("",))  # type: ignore[misc]
+):
+    """Another session's edit of a path in the last 30 minutes (``who`` as for :class:`Holder`)."""
 
     __slots__ = ()
 
@@ -151,6 +155,7 @@ def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
         other_lane=row["lane_id"] != me.lane_id,
         branch=row["branch"],
         note=row["note"] or "",
+        who=who_for(who_of(row["developer"], row["machine"]), me),
     )
 
 
@@ -184,6 +189,7 @@ def conflicts_for(
                         session_id=edit["session_id"],
                         at=edit["created_at"],
                         other_lane=(edit["branch"] or "") != lane.branch,
+                        who=who_for(who_of(edit["developer"], edit["machine"]), session),
                     )
                 )
         if holders or recent:
@@ -242,6 +248,7 @@ def _public(row: dict[str, Any]) -> dict[str, Any]:
         "id": row["id"],
         "pattern": row["pattern"],
         "holder": row["handle"],
+        "who": who_of(row["developer"], row["machine"]),
         "session_id": row["session_id"],
         "branch": row["branch"],
         "note": row["note"],

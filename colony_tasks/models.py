@@ -126,9 +126,21 @@ class Session(
     @property
     def who(self) -> str:
         """``alice@laptop`` (developer and machine), or '' when neither is known."""
-        if self.developer and self.machine:
-            return f"{self.developer}@{self.machine}"
-        return self.developer or self.machine
+        return who_of(self.developer, self.machine)
+
+
+def who_of(developer: str | None, machine: str | None) -> str:
+    """``alice@laptop``: who runs a session and where, or '' when neither is known. Every
+    front end shows a session (its posts, its claims) by this one string."""
+    if developer and machine:
+        return f"{developer}@{machine}"
+    return developer or machine or ""
+
+
+def who_for(who: str, me: Session | None) -> str:
+    """``who`` when it is someone else or another machine than ``me`` (team mode), else '':
+    on one machine it would only cost tokens."""
+    return who if who and (me is None or who != me.who) else ""
 
 
 class Task(

@@ -202,12 +202,12 @@ def _redact(text: str, limit: int | None) -> str:
 
 
 def redact_value(value: Any, limit: int | None = None) -> Any:
-    """Redact every string inside a JSON-like value (dicts, lists, strings); ``limit`` caps
-    each string."""
+    """Redact every string inside a JSON-like value (dicts, lists, strings), the keys of its
+    objects included; ``limit`` caps each string."""
     if isinstance(value, str):
         return redact(value, limit)
     if isinstance(value, dict):
-        return {key: redact_value(item, limit) for key, item in value.items()}
+        return {redact_value(key, limit): redact_value(item, limit) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [redact_value(item, limit) for item in value]
     return value

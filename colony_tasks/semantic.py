@@ -345,8 +345,10 @@ def _identity(store: Store) -> int | None:
 
 
 def cache_dir_for(store: Store) -> Path | None:
-    """Where the index cache of a file-backed store lives (None for an in-memory store)."""
-    if store.path == ":memory:" or store.path.startswith("file:"):
+    """Where the index cache of a file-backed store lives: beside its SQLite file. None for an
+    in-memory store and for a team store on PostgreSQL (whose ``path`` is its printable URL,
+    not a folder), whose processes keep their index in memory."""
+    if store.backend != "sqlite" or store.path == ":memory:" or store.path.startswith("file:"):
         return None
     return Path(store.path + "-vectors")
 

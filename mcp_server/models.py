@@ -106,6 +106,7 @@ class Claim(BaseModel):
 class Conflict(BaseModel):  # another session's live claim on, or recent edit of, a path
     path: str
     by: str
+    who: str | None = None  # developer@machine, when another person's or machine's
     claim: str | None = None  # their claimed pattern
     until: str | None = None  # their claim's expiry
     stale: bool | None = None  # holder inactive for 30 minutes
@@ -239,6 +240,7 @@ def conflicts(found: Any) -> list[Conflict]:
         Conflict(
             path=found.path,
             by=h.handle,
+            who=h.who or None,
             claim=h.pattern,
             until=iso(h.expires_at),
             stale=h.stale or None,
@@ -252,6 +254,7 @@ def conflicts(found: Any) -> list[Conflict]:
         Conflict(
             path=found.path,
             by=e.handle or e.session_id,
+            who=e.who or None,
             edited=iso(e.at),
             other_lane=e.other_lane or None,
         )

@@ -148,3 +148,71 @@ class PgServer:
         except subprocess.CalledProcessError:
             pass
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+# -- TLS, as the README's team setup asks for ------------------------------------------------
+
+
+def make_certificates(folder: str) -> dict[str, str]:
+    """A throwaway CA and a server certificate for 127.0.0.1 and localhost signed by it, made
+    with the ``openssl`` binary (nothing downloads). Paths by name: ca, cert, key."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise FileNotFoundError("openssl")
+    os.makedirs(folder, exist_ok=True)
+    path = {n: os.path.join(folder, n) for n in ("ca.crt", "ca.key", "server.crt", "server.key")}
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], check=True, capture_output=True, cwd=folder)
+
+    run(
+        "req", "-x509", *ec, "-keyout", path["ca.key"], "-out", path["ca.crt"], "-days", "2",
+        "-subj", "/CN=colony-tasks test CA",
+        "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+    )  # fmt: skip
+    csr = os.path.join(folder, "server.csr")
+    run("req", *ec, "-keyout", path["server.key"], "-out", csr, "-subj", "/CN=127.0.0.1")
+    ext = os.path.join(folder, "server.ext")
+    with open(ext, "w") as handle:
+        handle.write(
+            "subjectAltName = IP:127.0.0.1, DNS:localhost\nbasicConstraints = CA:FALSE\n"
+            "keyUsage = critical, digitalSignature, keyEncipherment\n"
+            "extendedKeyUsage = serverAuth\n"
+        )
+    run(
+        "x509", "-req", "-in", csr, "-CA", path["ca.crt"], "-CAkey", path["ca.key"],
+        "-CAcreateserial", "-out", path["server.crt"], "-days", "2", "-extfile", ext,
+    )  # fmt: skip
+    return {"ca": path["ca.crt"], "cert": path["server.crt"], "key": path["server.key"]}
+
+
+def require_tls(server: PgServer, cert: str, key: str) -> None:
+    """Turn TLS on and accept TCP connections only over it (``hostssl`` lines alone, SCRAM
+    passwords); the unix socket stays for the administrator. Call before ``start()``."""
+    tls = os.path.join(server.root, "tls")
+    os.makedirs(tls, exist_ok=True)
+    for source in (cert, key):
+        target = os.path.join(tls, os.path.basename(source))
+        shutil.copyfile(source, target)
+        os.chmod(target, 0o600)
+        if server.run_as:
+            shutil.chown(target, "postgres", "postgres")
+    with open(os.path.join(server.data, "postgresql.conf"), "a") as handle:
+        handle.write(
+            f"ssl = on\nssl_cert_file = '{os.path.join(tls, os.path.basename(cert))}'\n"
+            f"ssl_key_file = '{os.path.join(tls, os.path.basename(key))}'\n"
+        )
+    with open(os.path.join(server.data, "pg_hba.conf"), "w") as handle:
+        handle.write("local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\n")
+
+
+def psql(server: PgServer, sql: str, database: str = "postgres") -> subprocess.CompletedProcess:
+    """Run ``sql`` (psql meta-commands such as ``\\c`` included) as the administrator over the
+    unix socket, stopping at the first error."""
+    return subprocess.run(
+        [os.path.join(server.bindir, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
+         "-h", server.root, "-p", str(server.port), "-U", USER, "-d", database],
+        input=sql, text=True, capture_output=True, env={**os.environ, "PGPASSWORD": PASSWORD},
+    )  # fmt: skip

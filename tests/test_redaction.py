@@ -93,6 +93,13 @@ def test_the_limit_bounds_the_work_on_a_huge_text():
     assert redact.redact_value({"a": ["y " * 100]}, limit=11) == {"a": ["y y y y y …"]}
 
 
+def test_a_json_value_is_redacted_in_its_keys_too():
+    secret, text = CORPUS[0]
+    clean = redact.redact_value({"env": {text: [text, 1]}, "ok": None})
+    assert secret not in repr(clean) and clean["ok"] is None
+    assert clean == {"env": {redact.redact(text): [redact.redact(text), 1]}, "ok": None}
+
+
 def test_ordinary_text_is_left_alone():
     for text in [
         "fix the flaky login test in auth middleware",

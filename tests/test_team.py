@@ -378,3 +378,100 @@ def test_the_viewer_shows_who_runs_each_session(
     assert joined.session.handle in page and "bob@ci-runner-3" in page
     assert {s["handle"]: s["who"] for s in api}[joined.session.handle] == "bob@ci-runner-3"
     store.close()
+
+
+async def _claim_over_mcp(machine: Machine, sid: str, path: str) -> dict:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=str(EXE),
+        args=["mcp"],
+        env={**os.environ, "COLONY_TASKS_HOME": str(machine.home), **machine.env},
+        cwd=str(machine.clone),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        result = await client.call_tool("claim_file", {"paths": [path], "session_id": sid})
+        assert not result.is_error, result.content[0].text
+        return result.structured_content
+
+
+@pg
+def test_claims_name_their_holder_s_developer_and_machine_everywhere_they_are_listed(
+    machines: list[Machine], pg_url: str
+):
+    import anyio
+    from starlette.testclient import TestClient
+
+    from colony_tasks.viewer import create_app
+
+    laptop, runner = machines
+    for machine, sid in ((laptop, "alice-claude"), (runner, "bob-claude"), (runner, "bob-2")):
+        assert (
+            machine.hook("session-start", claude("session-start", sid, machine.clone)).returncode
+            == 0
+        )
+    # Bob's Claude edits search.py on the runner: an automatic claim.
+    post = claude("post-tool-use", "bob-claude", runner.clone, tool_name="Write")
+    post["tool_input"] = {"file_path": str(runner.clone / "search.py"), "content": "x = 1\n"}
+    assert runner.hook("post-tool-use", post).returncode == 0
+    store = open_store(pg_url)
+    try:
+        bob = store.get_session("bob-claude").handle
+    finally:
+        store.close()
+    held = f"{bob} (bob@ci-runner-3)"
+
+    # Alice's briefing and her warning before the same edit say who and where.
+    late = laptop.hook("session-start", claude("session-start", "alice-late", laptop.clone))
+    assert f"Claims: {held} holds search.py" in context(late)
+    pre = claude("pre-tool-use", "alice-claude", laptop.clone, tool_name="Write")
+    pre["tool_input"] = {"file_path": str(laptop.clone / "search.py"), "content": "y = 2\n"}
+    assert f"search.py is held by {held} (editing it" in context(laptop.hook("pre-tool-use", pre))
+    # A session on the holder's own machine, as the same developer, is not told the obvious.
+    pre_bob = claude("pre-tool-use", "bob-2", runner.clone, tool_name="Write")
+    pre_bob["tool_input"] = {"file_path": str(runner.clone / "search.py"), "content": "z\n"}
+    warned = context(runner.hook("pre-tool-use", pre_bob))
+    assert f"search.py is held by {bob} (editing it" in warned and "bob@" not in warned
+
+    # The MCP server: claiming a held file names the holder and who runs it.
+    claimed = anyio.run(_claim_over_mcp, laptop, "alice-claude", "search.py")
+    # (his claim and his edit of the file)
+    assert {(c["by"], c.get("who")) for c in claimed["conflicts"]} == {(bob, "bob@ci-runner-3")}
+
+    # `colony-tasks claims`, as a table and as JSON.
+    env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
+    table = subprocess.run([str(EXE), "claims"], capture_output=True, text=True, env=env)
+    row = next(line for line in table.stdout.splitlines() if line.startswith("search.py"))
+    assert row.split()[:3] == ["search.py", bob, "bob@ci-runner-3"]
+    listed = json.loads(
+        subprocess.run(
+            [str(EXE), "claims", "--json"], capture_output=True, text=True, env=env
+        ).stdout
+    )
+    assert {(c["holder"], c["who"]) for c in listed} == {
+        (bob, "bob@ci-runner-3"),
+        (store_handle(pg_url, "alice-claude"), "alice@laptop"),
+    }
+
+    # The viewer's claims page and its API.
+    store = open_store(pg_url)
+    try:
+        token = "t" * 32
+        app = create_app(store, token, human_name="carol", cwd=str(laptop.clone))
+        with TestClient(app) as client:
+            client.get(f"/?token={token}", follow_redirects=False)
+            page = client.get("/claims").text
+            api = client.get("/api/claims").json()
+    finally:
+        store.close()
+    assert "bob@ci-runner-3" in page and "alice@laptop" in page
+    assert "bob@ci-runner-3" in json.dumps(api)
+
+
+def store_handle(url: str, session_id: str) -> str:
+    store = open_store(url)
+    try:
+        return store.get_session(session_id).handle
+    finally:
+        store.close()

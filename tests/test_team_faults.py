@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -15,10 +16,12 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from colony_tasks import actions, backend
+from colony_tasks.hooks import runner
 from colony_tasks.store import open_store
 from colony_tasks.team import daemon
 from colony_tasks.team.outbox import Outbox
-from tests.hookrun import EXE, claude
+from tests.hookrun import EXE, claude, codex
+from tests.secret_corpus import CORPUS
 from tests.teamutil import Machine, context, make_machines, wait_for
 
 pytestmark = pytest.mark.postgres
@@ -282,3 +285,156 @@ def test_a_hung_server_does_not_hold_hooks_and_loses_nothing(
     wait_for(lambda: pending(laptop) == 0, timeout=90)
     assert say(laptop, "s1", "after").returncode == 0
     assert prompts(pg_url, "s1") == ["before", *(f"while hung {i}" for i in range(4)), "after"]
+
+
+# -- nothing unredacted waits on disk --------------------------------------------------------
+
+
+def secret_hooks(clone: Path) -> list[tuple[str, str, dict]]:
+    """Every corpus text through one hook channel each (round robin): a prompt, shell commands
+    of both agents with the text in their output too, a Write's content, an Edit, a patch and
+    a Stop's last message. (event, agent, payload)."""
+    channels = []
+    for n, (_, text) in enumerate(CORPUS):
+        target = str(clone / "src" / f"f{n}.py")
+        body = f"*** Begin Patch\n*** Update File: src/f{n}.py\n@@\n-x\n+{text}\n*** End Patch\n"
+        options = [
+            (
+                "user-prompt-submit",
+                "claude",
+                claude("user-prompt-submit", "cl", clone, prompt=text),
+            ),
+            (
+                "post-tool-use",
+                "claude",
+                claude(
+                    "post-tool-use",
+                    "cl",
+                    clone,
+                    tool_name="Bash",
+                    tool_input={"command": text},
+                    tool_response={"stdout": text, "stderr": "", "interrupted": False},
+                ),
+            ),
+            (
+                "post-tool-use",
+                "codex",
+                codex(
+                    "post-tool-use",
+                    "cx",
+                    clone,
+                    tool_name="exec_command",
+                    tool_input={"cmd": text},
+                    tool_response=text,
+                ),
+            ),
+            (
+                "pre-tool-use",
+                "claude",
+                claude(
+                    "pre-tool-use",
+                    "cl",
+                    clone,
+                    tool_name="Write",
+                    tool_input={"file_path": target, "content": text},
+                ),
+            ),
+            (
+                "post-tool-use",
+                "claude",
+                claude(
+                    "post-tool-use",
+                    "cl",
+                    clone,
+                    tool_name="Edit",
+                    tool_input={"file_path": target, "old_string": "x", "new_string": text},
+                    tool_response={"filePath": target, "newString": text},
+                ),
+            ),
+            (
+                "post-tool-use",
+                "codex",
+                codex(
+                    "post-tool-use",
+                    "cx",
+                    clone,
+                    tool_name="apply_patch",
+                    tool_input={"command": body},
+                ),
+            ),
+            ("stop", "claude", claude("stop", "cl", clone, last_assistant_message=text)),
+        ]
+        channels.append(options[n % len(options)])
+    return channels
+
+
+def raw_bytes(*folders: Path) -> bytes:
+    """Every byte of every file under ``folders`` (the outbox, its WAL and shm, the logs)."""
+    found = b""
+    for folder in folders:
+        if folder.exists():
+            found += b"".join(p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file())
+    return found
+
+
+def in_process(event: str, agent: str, payload: dict) -> None:
+    saved = sys.stdin, sys.stdout
+    sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode()))
+    sys.stdout = io.StringIO()
+    try:
+        assert runner.run([event, "--agent", agent]) == 0
+    finally:
+        sys.stdin, sys.stdout = saved
+
+
+def recorded(store) -> list[tuple[str, str, str | None]]:
+    rows = store._all("SELECT kind, text, session_id FROM observations ORDER BY id")
+    return [tuple(r) for r in rows]
+
+
+def test_hooks_spool_no_secret_while_the_server_is_away_and_deliver_everything_redacted(
+    machines: list[Machine], pg_url: str, pg_server, tmp_path: Path, monkeypatch
+):
+    laptop = machines[0]
+    (laptop.clone / "src").mkdir()
+    starts = [
+        ("session-start", "claude", claude("session-start", "cl", laptop.clone)),
+        ("session-start", "codex", codex("session-start", "cx", laptop.clone)),
+    ]
+    for event, agent, payload in starts:
+        assert laptop.hook(event, payload, agent=agent).returncode == 0
+    hooks = secret_hooks(laptop.clone)
+    pg_server.stop()
+    try:
+        runs = [laptop.hook(event, payload, agent=agent) for event, agent, payload in hooks]
+        assert all((r.returncode, r.stderr) == (0, "") for r in runs)
+        assert pending(laptop) == len(hooks)  # all spooled, none applied yet
+        # The outbox (database, WAL, shm), the hook and relay log, the fallback logs: the
+        # corpus is nowhere on this machine's disk.
+        data = raw_bytes(laptop.home, laptop.home.parent / f"colony-tasks-{os.getuid()}")
+        assert b'"prompt":' in data  # the bytes read are the spooled events
+        assert [s for s, _ in CORPUS if s.encode() in data] == []
+    finally:
+        pg_server.start()
+    wait_for(lambda: pending(laptop) == 0, timeout=120)
+    with sqlite3.connect(laptop.outbox()) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM outbox").fetchone()[0] == 0  # none stuck
+
+    # Everything arrived, and exactly as a SQLite-mode machine records the same hooks.
+    store = open_store(pg_url)
+    try:
+        team = recorded(store)
+    finally:
+        store.close()
+    assert [s for s, _ in CORPUS if any(s in text for _, text, _ in team)] == []
+    monkeypatch.delenv("COLONY_TASKS_DATABASE_URL", raising=False)
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "sqlite-home"))
+    for event, agent, payload in starts + hooks:
+        in_process(event, agent, payload)
+    local = open_store(str(tmp_path / "sqlite-home" / "colony.db"))
+    try:
+        assert team == recorded(local)
+    finally:
+        local.close()
+    kinds = {kind for kind, _, _ in team}
+    assert kinds == {"prompt", "command", "edit"}

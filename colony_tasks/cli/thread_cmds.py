@@ -110,6 +110,7 @@ def claims(store: Store, as_json: bool) -> None:
             [
                 c["pattern"],
                 c["holder"],
+                c["who"] or "-",
                 c["branch"] or "-",
                 c["state"],
                 ago(c["since"], now),
@@ -117,6 +118,6 @@ def claims(store: Store, as_json: bool) -> None:
             ]
             for c in found
         ]
-        return table(rows, ["PATH", "HOLDER", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
+        return table(rows, ["PATH", "HOLDER", "WHO", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
 
     emit(as_json, found, render)

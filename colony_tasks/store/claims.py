@@ -17,7 +17,7 @@ CLAIM_COLUMNS = (
     " c.created_at, c.renewed_at, c.expires_at, c.released_at, c.regex"
 )
 CLAIM_FROM = "claims c JOIN sessions s ON s.id = c.session_id LEFT JOIN lanes l ON l.id = c.lane_id"
-CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, l.branch"
+CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, s.developer, s.machine, l.branch"
 
 
 class ClaimsMixin(StoreBase):

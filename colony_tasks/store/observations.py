@@ -261,7 +261,8 @@ class ObservationsMixin(StoreBase):
             return []
         marks = ",".join("?" * len(paths))
         rows = self._all(
-            f"SELECT p.path, o.id, o.session_id, s.handle, o.created_at, l.branch"
+            f"SELECT p.path, o.id, o.session_id, s.handle, s.developer, s.machine, o.created_at,"
+            f" l.branch"
             f" FROM observation_paths p JOIN observations o ON o.id = p.observation_id"
             f" LEFT JOIN sessions s ON s.id = o.session_id"
             f" LEFT JOIN lanes l ON l.id = s.lane_id"

@@ -226,6 +226,9 @@ class Connection:
 # -- connecting ----------------------------------------------------------------------------
 
 
+SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+
+
 def connect(url: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     """A pg8000 connection for a ``postgresql://user:password@host:port/db?sslmode=`` URL."""
     parts = urllib.parse.urlsplit(url)
@@ -233,7 +236,14 @@ def connect(url: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
         raise ValueError(f"Not a PostgreSQL URL: {redact_url(url)}")
     query = dict(urllib.parse.parse_qsl(parts.query))
     sslmode = query.get("sslmode", "prefer")
-    context: ssl.SSLContext | None = None
+    if sslmode not in SSLMODES:
+        # A misspelt verify-full must not quietly become "TLS if offered, unverified".
+        raise ValueError(
+            f"Unknown sslmode {sslmode!r} in {redact_url(url)}; use one of {', '.join(SSLMODES)}."
+        )
+    # pg8000: False is no TLS; None is TLS when the server offers it, unverified (libpq's
+    # allow/prefer); a context is TLS required, verified as the context says.
+    context: ssl.SSLContext | bool | None = False if sslmode == "disable" else None
     if sslmode in ("require", "verify-ca", "verify-full"):
         context = ssl.create_default_context(cafile=query.get("sslrootcert"))
         if sslmode == "require":

@@ -1,4 +1,4 @@
-"""The hook side of team mode: spool the event, ask the local relay, fail open.
+"""The hook side of team mode: spool the event (redacted), ask the local relay, fail open.
 
 Standard library only (socket, sqlite3): a hook process never imports a database driver. The
 event is in the outbox before the relay is asked, so a relay that is down, slow or killed
@@ -98,13 +98,16 @@ def handle(url: str, event: str, agent: str, payload: dict[str, Any]) -> dict[st
     """Spool the event, have the relay apply it, return its reply (``context``/``deny``)."""
     key = backend.store_key(url)
     session_id = payload.get("session_id")
+    # The tool's output is read by no use case (a SQLite-mode hook never looks at it) and is
+    # the bulk of a PostToolUse payload: not spooled, so not redacted on the hook path either.
+    spooled = {k: v for k, v in payload.items() if k != "tool_response"}
     box = Outbox(outbox_path(key))
     try:
         row_id = box.put(
             os.urandom(12).hex(),
             event,
             agent,
-            payload,
+            spooled,
             session_id=session_id if isinstance(session_id, str) else "",
             # SessionStart/End establish or check who owns the session: the exact agent.
             agent_pid=agent_pid(cheap=event not in ("session-start", "session-end")),

@@ -27,6 +27,7 @@ import time
 from .. import backend, events, paths
 from ..errors import ColonyError
 from ..hooks.handlers import HANDLERS
+from ..redact import redact
 from ..store.pg import PgStore, is_connection_error
 from .client import lock_path, pid_path, socket_path
 from .outbox import Outbox, outbox_path
@@ -84,7 +85,7 @@ class Relay:
             try:
                 self.flush()
             except Exception as error:  # noqa: BLE001 - the relay must outlive any one event
-                paths.log(f"relay: flush failed: {backend.redact_url(repr(error))}")
+                paths.log(f"relay: flush failed: {redact(backend.redact_url(repr(error)))}")
 
     def _nap(self) -> float:
         if self.down:
@@ -155,7 +156,7 @@ class Relay:
             # The core refused the event (e.g. a hook of another process for a session it does
             # not own): final, as a SQLite-mode hook logs it and carries on.
             self.busy_since = None
-            paths.log(f"relay: event {row['event']} #{row['id']} refused: {refused}")
+            paths.log(f"relay: event {row['event']} #{row['id']} refused: {redact(str(refused))}")
             self.outbox.done(row["id"])
             self._answer(row["id"], {})
             return True
@@ -164,7 +165,7 @@ class Relay:
             if is_connection_error(error):
                 self._went_down(error)
                 return False
-            message = backend.redact_url(f"{type(error).__name__}: {error}")
+            message = redact(backend.redact_url(f"{type(error).__name__}: {error}"))
             stuck = self.outbox.failed(row["id"], message)
             paths.log(f"relay: event {row['event']} #{row['id']} failed: {message}")
             if stuck:

@@ -1,7 +1,10 @@
 """The relay's durable local outbox: agent events stored before any delivery attempt.
 
 One SQLite file per user and store (``outbox-<store key>.db`` under the data folder, 0600,
-``secure_delete`` on: an applied event's raw payload does not linger in free pages).
+``secure_delete`` on: an applied event does not linger in free pages). The outbox is storage
+like the store itself: every text goes through :func:`colony_tasks.redact.redact_value` before
+it is written (the payload, keys included, and the error of a failed attempt), so a secret an
+agent typed never reaches the disk even while the team store is away.
 Rows are applied in ``id`` order and deleted once applied; a row that keeps failing for a
 reason other than the server being away is marked ``stuck`` after :data:`MAX_ATTEMPTS` and
 left for ``colony-tasks doctor`` to show. ``notices`` remembers which sessions were told that
@@ -17,6 +20,7 @@ import sqlite3
 import time
 
 from .. import paths
+from ..redact import redact, redact_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,8 +66,8 @@ class Outbox:
         # NORMAL in WAL mode: a committed row survives any process crash (kill -9 included);
         # only a power loss can take the last few.
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        # Spooled payloads are the agent's raw events (redaction happens when the relay applies
-        # them): zero their bytes when a row is deleted instead of leaving them in free pages.
+        # Spooled payloads are redacted, but still the agent's prompts and commands: zero their
+        # bytes when a row is deleted instead of leaving them in free pages.
         self.conn.execute("PRAGMA secure_delete = ON")
         if not self.conn.execute("PRAGMA user_version").fetchone()[0]:
             self.conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = 1; COMMIT;")
@@ -81,6 +85,8 @@ class Outbox:
         session_id: str = "",
         agent_pid: int | None = None,
     ) -> int:
+        """Spool one event; its payload and session id redacted first (the relay's store
+        redacts again as it writes, which leaves a redacted text unchanged)."""
         cursor = self.conn.execute(
             "INSERT INTO outbox(key, event, agent, session_id, agent_pid, payload, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -88,9 +94,9 @@ class Outbox:
                 key,
                 event,
                 agent,
-                session_id,
+                redact(session_id),
                 agent_pid,
-                json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
+                json.dumps(redact_value(payload), ensure_ascii=False, separators=(",", ":")),
                 time.time(),
             ),
         )
@@ -109,7 +115,7 @@ class Outbox:
         self.conn.execute(
             "UPDATE outbox SET attempts = attempts + 1, last_error = ?,"
             " stuck = (attempts + 1 >= ?) WHERE id = ?",
-            (error[:500], MAX_ATTEMPTS, row_id),
+            (redact(error, 500), MAX_ATTEMPTS, row_id),
         )
         row = self.conn.execute("SELECT stuck FROM outbox WHERE id = ?", (row_id,)).fetchone()
         return bool(row and row[0])
@@ -132,18 +138,20 @@ class Outbox:
     # -- the once-only notices -------------------------------------------------------------
 
     def told_down(self, session_id: str) -> bool:
-        row = self.conn.execute("SELECT 1 FROM notices WHERE session_id = ?", (session_id,))
+        row = self.conn.execute("SELECT 1 FROM notices WHERE session_id = ?", (redact(session_id),))
         return row.fetchone() is not None
 
     def mark_told_down(self, session_id: str) -> None:
         self.conn.execute(
             "INSERT OR IGNORE INTO notices(session_id, told_down_at) VALUES (?, ?)",
-            (session_id, time.time()),
+            (redact(session_id), time.time()),
         )
 
     def clear_told_down(self, session_id: str) -> bool:
         """Forget the notice; True when the session had been told (and must hear it is back)."""
         return (
-            self.conn.execute("DELETE FROM notices WHERE session_id = ?", (session_id,)).rowcount
+            self.conn.execute(
+                "DELETE FROM notices WHERE session_id = ?", (redact(session_id),)
+            ).rowcount
             == 1
         )

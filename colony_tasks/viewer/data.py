@@ -229,7 +229,12 @@ def claims_view(store: Store) -> dict[str, Any]:
 
 
 def _overlap(claim: dict[str, Any]) -> dict[str, Any]:
-    return {"id": claim["id"], "pattern": claim["pattern"], "holder": claim["holder"]}
+    return {
+        "id": claim["id"],
+        "pattern": claim["pattern"],
+        "holder": claim["holder"],
+        "who": claim["who"],
+    }
 
 
 def sessions_view(store: Store, *, limit: int = 300) -> dict[str, Any]:
