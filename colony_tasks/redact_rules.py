@@ -467,8 +467,12 @@ RULES: tuple[Rule, ...] = (
         "secret",
         ("pass", "pwd", "secret", "credential"),
         # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
-        # Anchored on the newline before the key (redact() puts one before the text).
-        r"(?P<keep>\n[ \t-]{0,32}+[\w.-]{0,20}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
+        # Anchored on the newline before the key (redact() puts one before the text). The
+        # lookahead reads the key once and looks past it: most lines are not `key: value`,
+        # and only those are searched for the sensitive word.
+        r"(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))[\w.-]{0,20}?"
+        + _STRONG
+        + r"[\w-]{0,40}+:[ \t]{1,8}+)"
         r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
     ),
     *_ASSIGNMENTS,
