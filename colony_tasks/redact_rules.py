@@ -398,7 +398,8 @@ RULES: tuple[Rule, ...] = (
         "url-query-secret",
         "secret",
         ("sig=", "signature=", "token=", "secret=", "password=", "key=", "credential=", "auth="),
-        r"(?P<keep>[?&;](?i:x-amz-signature|x-amz-security-token|x-amz-credential"
+        # (the lookahead turns away a '?', '&' or ';' not followed by `name=` in one scan)
+        r"(?P<keep>[?&;](?=[\w-]{1,24}+=)(?i:x-amz-signature|x-amz-security-token|x-amz-credential"
         r"|x-goog-signature|x-goog-credential|signature|sig|token|access_token|id_token"
         r"|refresh_token|auth|api_key|apikey|key|secret|client_secret|password|passwd|pwd"
         r"|code|credential)=)(?!\[REDACTED)[^&#\s\"'<>]++",
