@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .redact_rules import RULES, Rule
+from .redact_rules import CODE, RULES, Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,65 +38,69 @@ ELLIPSIS = "…"
 _TAG = r"<[ \t\r\n]{0,16}+(/?+)[ \t\r\n]{0,16}+(?i:private)(?![\w-])[^<>]{0,256}+>?+"
 _WHITESPACE = " \t\r\n"
 
-_compiled: dict[tuple[str, bool], tuple[list[re.Pattern[str]], str | Callable[..., str]]] = {}
+# A rule's patterns and how a match is replaced: by a literal marker (run in C), by the kept
+# prefix and the marker (``split`` in C, see apply_rule), or by a function that leaves code
+# alone (short texts only). Compiled on first use, once per process.
+_compiled: dict[tuple[str, bool], tuple[list[re.Pattern[str]], str, Callable[..., str] | None]] = {}
 _tag: list[re.Pattern[str]] = []
 
 
 def _compile(
     rule: Rule, spelled: bool = False
-) -> tuple[list[re.Pattern[str]], str | Callable[[re.Match[str]], str]]:
-    """The rule's patterns and what ``sub`` replaces a match with. ``spelled``: one pattern
-    per spelling of the anchor word, for long texts (see :meth:`Rule.sources`)."""
+) -> tuple[list[re.Pattern[str]], str, Callable[[re.Match[str]], str] | None]:
+    """The rule's patterns, its marker and, for a short text's patterns of a rule that leaves
+    code alone, the function that replaces a match. ``spelled``: the patterns for long texts
+    (see :meth:`Rule.sources`)."""
     found = _compiled.get((rule.name, spelled))
     if found is None:
         patterns = [re.compile(source) for source in rule.sources(spelled)]
         marker = f"[REDACTED:{rule.kind}]{rule.suffix}"
-        if rule.skip_code:
+        replace = None
+        if rule.skip_code and not spelled:
 
             def replace(match: re.Match[str], marker: str = marker) -> str:
                 keep, whole = match.group(1, 0)
                 first = whole[len(keep) : len(keep) + 1]
-                # code starts with a letter or '_'; anything else is data (decided inline:
-                # a text full of matches pays this per match)
+                # code starts with a letter or '_'; anything else is data
                 if (first.isalpha() or first == "_") and is_code(whole[len(keep) :]):
                     return whole
                 return keep + marker
 
-            found = (patterns, replace)
-        elif "keep" in patterns[0].groupindex:
-            # A function, not a "\g<keep>" template: Python 3.11 expands templates in Python
-            # and a function is four times faster on a text full of matches.
-            def replace(match: re.Match[str], marker: str = marker) -> str:
-                return match.group(1) + marker
-
-            found = (patterns, replace)
-        else:
-            found = (patterns, marker)  # a literal replacement runs in C
-        _compiled[rule.name, spelled] = found
+        found = _compiled[rule.name, spelled] = (patterns, marker, replace)
     return found
 
 
-def apply_rule(rule: Rule, text: str) -> str:
-    """``text`` with ``rule`` applied."""
-    patterns, replacement = _compile(rule, len(text) > LONG_TEXT)
+def apply_rule(rule: Rule, text: str, spelled: bool | None = None) -> str:
+    """``text`` with ``rule`` applied (``spelled``: with the patterns for long texts; by
+    default, when ``text`` is longer than :data:`LONG_TEXT`)."""
+    if spelled is None:
+        spelled = len(text) > LONG_TEXT
+    patterns, marker, replace = _compile(rule, spelled)
     for pattern in patterns:
-        text = pattern.sub(replacement, text)
+        if replace is not None:
+            text = pattern.sub(replace, text)
+        elif not pattern.groups:
+            text = pattern.sub(marker, text)  # a literal replacement runs in C
+        else:
+            # No Python per match: split() hands back, in C, the text between matches and
+            # each match's kept prefix, and the marker goes after every prefix. (A function,
+            # or a "\\g<keep>" template, which Python 3.11 expands in Python, is several
+            # times slower on a text full of matches.)
+            parts = pattern.split(text)
+            if len(parts) > 1:
+                parts[1::2] = map(str.__add__, parts[1::2], [marker] * (len(parts) // 2))
+                text = "".join(parts)
     return text
 
 
-# A value that is code, not data: a boolean, None, a type name, or a call or subscript
-# (get_secret("x"), os.environ["X"]). Compiled when an assignment first matches.
-_CODE = (
-    r"(?i:true|false|none|null|nil|undefined|str|string|int|bool|bytes|optional|secretstr|any"
-    r"|self|this|os|env|process|getenv|input|getpass|inherit)(?![\w-])|[A-Za-z_][\w.]{0,64}[(\[]"
-)
 _code: list[re.Pattern[str]] = []
 
 
 def is_code(value: str) -> bool:
-    """Whether an assigned value is code rather than data (see ``_CODE``)."""
+    """Whether an assigned value is code rather than data (see :data:`redact_rules.CODE`);
+    the assignment rules refuse such values in their patterns."""
     if not _code:
-        _code.append(re.compile(_CODE))
+        _code.append(re.compile(CODE))
     return _code[0].match(value) is not None
 
 

@@ -47,11 +47,10 @@ class Rule:
         pattern: str,
         suffix: str = "",
         spellings: tuple[str, ...] = (),
-        skip_code: bool = False,
     ) -> None:
         self.name, self.kind, self.triggers = name, kind, triggers
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
-        self.skip_code = skip_code
+        self.skip_code = CODE_CHECK in pattern
         # Starts with a literal: scanning a long text for it costs about what looking for a
         # trigger does, so redact() skips the trigger test on long texts.
         # (A spelled rule runs three patterns: testing its trigger first is cheaper.)
@@ -63,13 +62,15 @@ class Rule:
         return f"Rule({self.name!r})"
 
     def sources(self, spelled: bool = True) -> list[str]:
-        """The patterns to run: one per spelling of the anchor word (``spelled``: fastest to
-        scan a long text), or one with the word case-insensitive (fastest to compile)."""
+        """The patterns to run: one per spelling of the anchor word and the code check in the
+        pattern (``spelled``: fastest on a long text), or one with the word case-insensitive
+        and no code check (fastest to compile)."""
+        pattern = self.pattern.replace(CODE_CHECK, f"(?!{CODE})" if spelled else "")
         if not self.spellings:
-            return [self.pattern]
+            return [pattern]
         if not spelled:
-            return [self.pattern.replace(WORD, f"(?i:{self.spellings[0]})")]
-        return [self.pattern.replace(WORD, spelling) for spelling in self.spellings]
+            return [pattern.replace(WORD, f"(?i:{self.spellings[0]})")]
+        return [pattern.replace(WORD, spelling) for spelling in self.spellings]
 
 
 # The anchor word in a pattern, written out once per spelling (``spellings``). A pattern that
@@ -88,29 +89,43 @@ def _spell(word: str) -> tuple[str, str, str]:
 # a sensitive word, an optional closing quote, a separator, then the value. Values that are
 # code rather than data (booleans, None, type names, calls, references like $VAR or {{ x }})
 # are left alone. Every alternative starts with a literal, so `re` can skip ahead.
-_SEP = r"""["']?+[ \t]{0,8}+(?:=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
-_STRONG = r"(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd))"
+_SEP = r"""["']?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
+_STRONG = (
+    r"(?>(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd)))"
+)
 _SOFT = (
     r"(?i:token|a(?:pi[_-]?key|uth(?:[_-]?key)?|cc(?:ess|ount)[_-]?key)|private[_-]?key"
     r"|s(?:igning|ession|ecret)[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key"
     r"|_key|-key|\.key)"
 )
-# Values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x) are not secrets;
-# rules with ``skip_code`` also leave code alone (booleans, None, type names, calls), which
-# redact() tells in Python: as a regex that list made each pattern slow to compile.
-_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`])"
+# A value that is code, not data: a boolean, None, a type name, or a call or subscript
+# (get_secret("x"), os.environ["X"]). The rules that assign values (``skip_code``) refuse it
+# where the pattern says CODE_CHECK: in the patterns for long texts, in the pattern itself,
+# so every match is replaced in C; on short texts, in Python per match, since the check
+# doubles the time a pattern takes to compile and a hook compiles the rules it triggers.
+# Each word starts with a class, not a case-insensitive literal: `re` then tests the first
+# character of every alternative in C, and a value fails the whole list in a few steps.
+CODE = (
+    r"(?:[tT](?i:rue|his)|[fF](?i:alse)|[nN](?i:one|ull|il)|[uU](?i:ndefined)"
+    r"|[sS](?i:tr(?:ing)?|elf|ecretstr)|[iI](?i:nt|nput|nherit)|[bB](?i:ool|ytes)"
+    r"|[oO](?i:ptional|s)|[aA](?i:ny)|[eE](?i:nv)|[pP](?i:rocess)|[gG](?i:et(?:env|pass)))"
+    r"(?![\w-])|[A-Za-z_][\w.]{0,64}+[(\[]"
+)
+# Nor are values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x).
+CODE_CHECK = "@CODE@"
+_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`])" + CODE_CHECK
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
 _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
 
 _ENDS_SENSITIVE = (
-    r"(?i:(?<=pass)|(?<=passwd)|(?<=password)|(?<=passphrase)|(?<=secret)|(?<=credentials)"
-    r"|(?<=pwd)|(?<=token)|(?<=key))"
+    r"(?>(?i:(?<=pass)|(?<=passwd)|(?<=password)|(?<=passphrase)|(?<=secret)|(?<=credentials)"
+    r"|(?<=pwd)|(?<=token)|(?<=key)))"
 )
 # A sensitive word ends the flag's name: --password, --db-password, --api-key, --token.
 _FLAG = (
-    r"(?i:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=secret)|(?<=token)|(?<=api-key)"
-    r"|(?<=apikey)|(?<=access-key)|(?<=auth-key)|(?<=cookie)|(?<=pass))"
+    r"(?>(?i:(?<=password)|(?<=passwd)|(?<=passphrase)|(?<=secret)|(?<=token)|(?<=api-key)"
+    r"|(?<=apikey)|(?<=access-key)|(?<=auth-key)|(?<=cookie)|(?<=pass)))"
 )
 
 # Assignments, one rule per sensitive word so each starts with a literal: `re` then jumps
@@ -118,7 +133,7 @@ _FLAG = (
 # precedes the word (DB_, spring.datasource., "x-api-") stays visible.
 _STRING_PREFIX = r"""(?:[bBrRuUfF]{0,2}+["'])?+)"""  # closes the kept group: a quote, b"…"
 _STRONG_WORDS = (  # any value, one character or more
-    ("pass", r"(?i:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w))"),
+    ("pass", r"(?>(?i:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w)))"),
     ("secret", ""),
     ("credential", r"(?i:s?)"),
     ("pwd", r"(?i:(?<=[_-]pwd))"),
@@ -127,9 +142,9 @@ _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digit
     ("token", ""),
     (
         "key",
-        r"(?i:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)|(?<=accountkey)"
+        r"(?>(?i:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)|(?<=accountkey)"
         r"|(?<=privatekey)|(?<=signingkey)|(?<=sessionkey)|(?<=secretkey)|(?<=clientkey)"
-        r"|(?<=masterkey)|(?<=encryptionkey))",
+        r"|(?<=masterkey)|(?<=encryptionkey)))",
     ),
     ("auth", ""),
 )
@@ -150,7 +165,6 @@ _ASSIGNMENTS = tuple(
         + _UNQUOTED
         + r"++)",
         spellings=_spell(word),
-        skip_code=True,
     )
     for word, rest in _STRONG_WORDS
 ) + tuple(
@@ -173,7 +187,6 @@ _ASSIGNMENTS = tuple(
         + _UNQUOTED
         + r"++)",
         spellings=_spell(word),
-        skip_code=True,
     )
     for word, rest in _SOFT_WORDS
 )
@@ -385,7 +398,8 @@ RULES: tuple[Rule, ...] = (
         "url-query-secret",
         "secret",
         ("sig=", "signature=", "token=", "secret=", "password=", "key=", "credential=", "auth="),
-        r"(?P<keep>[?&;](?i:x-amz-signature|x-amz-security-token|x-amz-credential"
+        # (the lookahead turns away a '?', '&' or ';' not followed by `name=` in one scan)
+        r"(?P<keep>[?&;](?=[\w-]{1,24}+=)(?i:x-amz-signature|x-amz-security-token|x-amz-credential"
         r"|x-goog-signature|x-goog-credential|signature|sig|token|access_token|id_token"
         r"|refresh_token|auth|api_key|apikey|key|secret|client_secret|password|passwd|pwd"
         r"|code|credential)=)(?!\[REDACTED)[^&#\s\"'<>]++",
@@ -454,10 +468,13 @@ RULES: tuple[Rule, ...] = (
         "secret",
         ("pass", "pwd", "secret", "credential"),
         # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
-        # Anchored on the newline before the key (redact() puts one before the text).
-        r"(?P<keep>\n[ \t-]{0,32}+[\w.-]{0,20}?" + _STRONG + r"[\w-]{0,40}+:[ \t]{1,8}+)"
+        # Anchored on the newline before the key (redact() puts one before the text). The
+        # lookahead reads the key once and looks past it: most lines are not `key: value`,
+        # and only those are searched for the sensitive word.
+        r"(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))[\w.-]{0,20}?"
+        + _STRONG
+        + r"[\w-]{0,40}+:[ \t]{1,8}+)"
         r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
-        skip_code=True,
     ),
     *_ASSIGNMENTS,
 )

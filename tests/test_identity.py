@@ -16,6 +16,7 @@ from mcp import Client
 from colony_tasks import actions, delivery, events, identity, procs, sessions
 from colony_tasks.cli import cli
 from colony_tasks.errors import NotAllowed, NotFound
+from colony_tasks.hooks import handlers
 from colony_tasks.mcp_server import identity as mcp_identity
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.messages import LoopGuard
@@ -300,6 +301,7 @@ def macos(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(procs, "PROC_ROOT", "/nonexistent-proc")
     monkeypatch.setattr(procs.sys, "platform", "darwin")
+    monkeypatch.setattr(procs, "libproc_reader", lambda: None)  # libproc cannot be loaded
     monkeypatch.setattr(procs.os.path, "exists", lambda p: p == procs.PS)
     monkeypatch.setattr(procs, "run_ps", fake_ps)
     monkeypatch.setattr(procs.os, "getppid", lambda: 500)
@@ -325,6 +327,112 @@ def test_a_session_recorded_through_a_shell_is_found_by_the_mcp_server(
     events.prompt(store, events.Event("cx", "codex", str(repo), procs.agent_pid(cheap=True)), "")
     monkeypatch_server_ancestry = [400, 300]  # the MCP server is codex's direct child
     assert identity.agent_caller(store, None, monkeypatch_server_ancestry).id == "cx"
+    store.close()
+
+
+def bsdinfo(ppid: int, comm: str, name: str = "") -> bytes:
+    """A ``struct proc_bsdinfo`` as libproc fills it in (only the fields procs reads set)."""
+    raw = bytearray(procs.BSDINFO_SIZE)
+    raw[16:20] = ppid.to_bytes(4, "little")
+    raw[48:64] = comm.encode()[:15].ljust(16, b"\0")
+    raw[64:96] = name.encode()[:31].ljust(32, b"\0")
+    return bytes(raw)
+
+
+AGENT_A, AGENT_B = OTHER, ME  # two live processes: two agents on one Mac
+MAC_TABLE = {
+    9001: bsdinfo(AGENT_A, "zsh"),  # the shell agent A runs its hook commands in
+    9002: bsdinfo(AGENT_B, "bash"),  # agent B's
+    AGENT_A: bsdinfo(1, "codex"),
+    AGENT_B: bsdinfo(1, "node", "claude"),  # pbi_name, when set, is the longer name
+}
+
+
+class FakeMac:
+    """No /proc and no ps; libproc answers from a process table. ``hook_under(pid)`` makes
+    ``pid`` this process's parent."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, table: dict[int, bytes]) -> None:
+        self.table, self.read, self.ps_calls = table, [], []
+        self.monkeypatch = monkeypatch
+        monkeypatch.setattr(procs, "PROC_ROOT", "/nonexistent-proc")
+        monkeypatch.setattr(procs.sys, "platform", "darwin")
+        monkeypatch.setattr(procs, "libproc_reader", lambda: self.reader)
+        monkeypatch.setattr(procs, "run_ps", lambda pid: self.ps_calls.append(pid))
+
+    def reader(self, pid: int) -> bytes | None:
+        self.read.append(pid)
+        return self.table.get(pid)
+
+    def hook_under(self, pid: int) -> None:
+        self.monkeypatch.setattr(procs.os, "getppid", lambda: pid)
+
+
+@pytest.fixture
+def mac(monkeypatch: pytest.MonkeyPatch) -> FakeMac:
+    return FakeMac(monkeypatch, MAC_TABLE)
+
+
+def test_on_macos_ancestry_is_read_through_libproc_without_spawning(mac: FakeMac):
+    assert procs.backend() == "libproc"
+    mac.hook_under(9001)
+    assert procs.agent_pid(cheap=True) == AGENT_A  # per-tool hooks too: the shell is skipped
+    assert procs.agent_pid() == AGENT_A
+    mac.hook_under(9002)
+    assert procs.agent_pid(cheap=True) == AGENT_B
+    assert procs.ancestors() == [9002, AGENT_B]
+    assert mac.read and mac.ps_calls == []
+
+
+def tool_payload(session_id: str, repo: Path) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "cwd": str(repo),
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_response": {"stdout": "a.py"},
+    }
+
+
+def test_on_macos_a_per_tool_hook_of_another_live_agent_is_refused_as_on_linux(
+    mac: FakeMac, home: Path, repo: Path
+):
+    store = open_default()
+    mac.hook_under(9001)
+    handlers.session_start(store, {"session_id": "cx", "cwd": str(repo)}, "codex")
+    assert store.get_session("cx").agent_pid == AGENT_A
+
+    mac.hook_under(9002)  # agent B's hooks, with a payload carrying agent A's session id
+    payload = tool_payload("cx", repo)
+    for hook in (handlers.pre_tool_use, handlers.post_tool_use):
+        with pytest.raises(NotAllowed, match="still running"):
+            hook(store, payload, "claude")
+    with pytest.raises(NotAllowed, match="still running"):
+        handlers.user_prompt_submit(store, {**payload, "prompt": "pretend"}, "claude")
+    after = store.get_session("cx")
+    assert after.agent_pid == AGENT_A and after.ended_at is None
+
+    mac.hook_under(9001)  # agent A's own hooks pass
+    handlers.user_prompt_submit(store, {**payload, "prompt": "go on"}, "codex")
+    handlers.post_tool_use(store, payload, "codex")
+    assert store.get_session("cx").agent_pid == AGENT_A
+    store.close()
+
+
+def test_on_macos_an_unreadable_chain_records_and_checks_nothing(
+    monkeypatch: pytest.MonkeyPatch, home: Path, repo: Path
+):
+    mac = FakeMac(monkeypatch, {9001: bsdinfo(AGENT_A, "zsh")})  # agent B's chain: unreadable
+    store = open_default()
+    mac.hook_under(9001)
+    handlers.session_start(store, {"session_id": "cx", "cwd": str(repo)}, "codex")
+    mac.hook_under(9002)
+    assert procs.agent_pid(cheap=True) is None  # unknown, not the parent's pid as a guess
+    assert procs.ancestors() == [9002]
+    handlers.post_tool_use(store, tool_payload("cx", repo), "claude")
+    # the owner SessionStart recorded stays; the MCP server still finds agent A's session
+    assert store.get_session("cx").agent_pid == AGENT_A
+    assert identity.agent_caller(store, None, [AGENT_A]).id == "cx"
     store.close()
 
 
