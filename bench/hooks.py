@@ -231,6 +231,12 @@ def measure(size: int, n: int) -> list[_stats.Stat]:
     def between() -> None:  # a new message from the other agent for each prompt to deliver
         actions.post(store, "bench-codex", f"progress note {next(counter)}")
         prepare_end()
+        # The sessions SessionStart began leave again, as agents do: the lane keeps its two
+        # bench sessions instead of gaining a live participant (and a briefing line) per round.
+        for row in store.conn.execute(
+            "SELECT id FROM sessions WHERE id LIKE 'bench-start-%' AND ended_at IS NULL"
+        ).fetchall():
+            sessions.end_session(store, row[0])
 
     warmup = 2
     for _ in range(warmup + 1):

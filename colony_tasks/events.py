@@ -99,11 +99,16 @@ def _undeliverable(store: Store, me: Session) -> str | None:
 def session_start(store: Store, event: Event) -> Result:
     """Register (or refresh) the session, join its lane task, and brief it. A session new to
     the task is not sent the task's history again as news at its first prompt."""
-    joined = sessions_mod.register(
-        store, event.session_id, agent=event.agent, cwd=event.cwd or ".", agent_pid=event.agent_pid
-    )
-    if joined.new_participant:
-        delivery.mark_briefed(store, joined.session, joined.task.id)
+    with store.transaction():  # joined and marked briefed at once: one commit, not two
+        joined = sessions_mod.register(
+            store,
+            event.session_id,
+            agent=event.agent,
+            cwd=event.cwd or ".",
+            agent_pid=event.agent_pid,
+        )
+        if joined.new_participant:
+            delivery.mark_briefed(store, joined.session, joined.task.id)
     return Result(context=briefing.briefing(store, joined))
 
 
