@@ -199,10 +199,31 @@ def _redact(text: str, limit: int | None) -> str:
             hit = present.get(trigger)
             if hit is None:
                 hit = present[trigger] = trigger in lowered
-            if hit:
+            if hit and (long_text or not rule.needs or near(lowered, trigger, rule)):
                 work = apply_rule(rule, work)
                 break
     return work[1:]
+
+
+def near(lowered: str, trigger: str, rule: Rule) -> bool:
+    """Whether one of ``rule.needs`` starts less than ``rule.within`` characters after the
+    start of an occurrence of ``trigger`` (see :class:`Rule`). Linear: the trigger's and
+    each need's next occurrences are searched forward only, never twice over one stretch."""
+    ahead = {need: lowered.find(need) for need in rule.needs}  # next occurrence of each
+    at = lowered.find(trigger)
+    while at != -1:
+        nearest = -1
+        for need, found in ahead.items():
+            if 0 <= found < at:
+                found = ahead[need] = lowered.find(need, at)
+            if found >= 0 and (nearest < 0 or found < nearest):
+                nearest = found
+        if nearest < 0:
+            return False
+        if nearest < at + rule.within:
+            return True
+        at = lowered.find(trigger, nearest - rule.within + 1)
+    return False
 
 
 def redact_value(value: Any, limit: int | None = None) -> Any:

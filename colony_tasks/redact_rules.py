@@ -26,7 +26,14 @@ from __future__ import annotations
 class Rule:
     """One rule: ``name`` (unique; tests key their examples on it), ``kind`` (shown in
     ``[REDACTED:<kind>]``), ``triggers`` (lowercase substrings; the rule runs only if one
-    occurs), ``pattern`` and ``suffix`` (literal text put back after the marker)."""
+    occurs), ``pattern`` and ``suffix`` (literal text put back after the marker).
+
+    ``needs`` and ``within``: for a rule whose trigger is common in ordinary text (``token``,
+    ``key``, ``--``), lowercase substrings of which one must start less than ``within``
+    characters after the start of an occurrence of the trigger — the separator of an
+    assignment, the sensitive word of a flag — for a match to be possible at all. ``within``
+    follows from the pattern's bounded head (each rule says how). On short texts this keeps a
+    hook from compiling a pattern for prose that merely mentions a token or a key."""
 
     __slots__ = (
         "name",
@@ -37,6 +44,8 @@ class Rule:
         "spellings",
         "skip_code",
         "prefixed",
+        "needs",
+        "within",
     )
 
     def __init__(
@@ -47,9 +56,12 @@ class Rule:
         pattern: str,
         suffix: str = "",
         spellings: tuple[str, ...] = (),
+        needs: tuple[str, ...] = (),
+        within: int = 0,
     ) -> None:
         self.name, self.kind, self.triggers = name, kind, triggers
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
+        self.needs, self.within = needs, within
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal: scanning a long text for it costs about what looking for a
         # trigger does, so redact() skips the trigger test on long texts.
@@ -148,6 +160,12 @@ _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digit
     ),
     ("auth", ""),
 )
+# Every separator holds "=" or ":", at most _ASSIGNMENT_HEAD characters after the start of
+# the sensitive word plus the word itself: a suffix of the word (w(or)d, phrase: 6), a name
+# part ([A-Za-z0-9]{0,16}), up to three more ([_-][A-Za-z0-9]{1,16}: 51), a quote, eight
+# blanks, then "=", ":" or "?=" (the "=" second: 1) — 83, kept at 90.
+_SEPARATORS = ("=", ":")
+_ASSIGNMENT_HEAD = 90
 _ASSIGNMENTS = tuple(
     Rule(
         f"assignment-{word}",
@@ -165,6 +183,8 @@ _ASSIGNMENTS = tuple(
         + _UNQUOTED
         + r"++)",
         spellings=_spell(word),
+        needs=_SEPARATORS,
+        within=_ASSIGNMENT_HEAD + len(word),
     )
     for word, rest in _STRONG_WORDS
 ) + tuple(
@@ -187,6 +207,8 @@ _ASSIGNMENTS = tuple(
         + _UNQUOTED
         + r"++)",
         spellings=_spell(word),
+        needs=_SEPARATORS,
+        within=_ASSIGNMENT_HEAD + len(word),
     )
     for word, rest in _SOFT_WORDS
 )
@@ -415,6 +437,9 @@ RULES: tuple[Rule, ...] = (
         + _FLAG
         + r"(?:=|[ \t]{1,8}+))(?!-)(?!\[REDACTED)"
         + _VALUE,
+        # The name (at most 16 + 3 * 17 characters after "--") ends in a sensitive word.
+        needs=("pass", "secret", "token", "key", "cookie"),
+        within=72,
     ),
     Rule(
         "cli-user-password",
@@ -422,6 +447,9 @@ RULES: tuple[Rule, ...] = (
         ("-u", "--user"),
         r"(?P<keep>-(?<![\w-]-)(?:u|-user)(?:[ \t]{1,8}+|=)[\"']?+[^\s:\"'@]{1,128}+:)"
         r"(?![0-9]{1,16}+(?![^\s\"']))(?!\[REDACTED)[^\s\"'`]++",
+        # user:password — the ":" ends the user name: 6 + 8 + 1 + 128 characters on at most.
+        needs=(":",),
+        within=150,
     ),
     # -p only after a command known to take a password there (mkdir -p, ssh -p are not):
     # sshpass, `<tool> login` (docker, podman, helm registry, az, oc, cf), mysql and mariadb
@@ -475,6 +503,9 @@ RULES: tuple[Rule, ...] = (
         + _STRONG
         + r"[\w-]{0,40}+:[ \t]{1,8}+)"
         r"(?![\"'])" + _NOT_CODE + r"[^\n]++",
+        # The key ends in ":" at most 40 characters after its sensitive word (12 at most).
+        needs=(":",),
+        within=64,
     ),
     *_ASSIGNMENTS,
 )

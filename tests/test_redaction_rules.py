@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from colony_tasks import redact, redact_rules
 from colony_tasks.redact_rules import RULES
 from tests import secret_corpus as s
+from tests.nonsecret_corpus import NONSECRETS
 
 # rule name -> (text, the secret in it, the prefix the rule keeps visible)
 EXAMPLES: dict[str, tuple[str, str, str]] = {
@@ -157,3 +160,98 @@ def test_the_kept_prefix_is_the_only_group():
             compiled = re.compile(source)
             assert compiled.groups == len(compiled.groupindex), rule.name
             assert compiled.groups == 0 or compiled.groupindex == {"keep": 1}, rule.name
+
+
+GATED = [rule for rule in RULES if rule.needs]
+# Shapes near each gate's bound: names and blanks as long as the patterns allow, every
+# separator and flag word, in the spellings the rules read.
+_NAMES = st.text(alphabet="abcXYZ019_-.", max_size=90)
+_FRAGMENTS = st.sampled_from(
+    [
+        *{t for rule in GATED for t in rule.triggers},
+        *{n for rule in GATED for n in rule.needs},
+        "PASSWORD",
+        "Token",
+        "_KEY",
+        "--db-",
+        "-u ",
+        ":=",
+        "=>",
+        "?=",
+        '"',
+        "'",
+        " " * 8,
+        "\t",
+        "\n",
+        "value1234567890",
+        "https://u:p@h/",
+    ]
+)
+
+
+def _matches(rule, text: str) -> bool:
+    return any(re.compile(p).search("\n" + text) for p in rule.sources(False))
+
+
+def _corpus() -> list[str]:
+    texts = [example[0] for example in EXAMPLES.values()]
+    texts += [text for _secret, text in s.CORPUS]
+    texts += NONSECRETS
+    return texts
+
+
+@pytest.mark.parametrize("rule", GATED, ids=lambda r: r.name)
+def test_a_gate_never_skips_a_text_its_rule_would_match(rule):
+    for text in _corpus():
+        lowered = text.lower()
+        if _matches(rule, text):
+            assert any(t in lowered and redact.near(lowered, t, rule) for t in rule.triggers), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.one_of(_FRAGMENTS, _NAMES), max_size=12))
+def test_gates_hold_for_generated_near_misses(parts):
+    text = "".join(parts)
+    lowered = text.lower()
+    for rule in GATED:
+        if _matches(rule, text):
+            assert any(t in lowered and redact.near(lowered, t, rule) for t in rule.triggers), (
+                rule.name,
+                text,
+            )
+
+
+def test_prose_that_mentions_a_token_or_a_flag_compiles_no_pattern():
+    redact._compiled.clear()
+    text = "please fix the token refresh in auth.py; the api key rotation and sort -u --verbose"
+    assert redact.redact(text) == text
+    assert not [name for name, _ in redact._compiled]
+    assert redact.redact("api_key = 'Zq8mN3pLx7Rt'") == "api_key = '[REDACTED:secret]'"
+
+
+# The longest heads the gated patterns allow: the needed text as far from the trigger as a
+# match can put it.
+BOUNDARY = {
+    "assignment-pass": "passphrase" + "X" * 16 + ("_" + "Y" * 16) * 3 + '"' + " " * 8 + '?= "pw"',
+    "assignment-key": "x_key" + ("_" + "K" * 16) * 3 + '"' + " " * 8 + '?= "Zq8mN3pLx7Rt"',
+    "assignment-token": "token" + ("-" + "t" * 16) * 3 + "'" + "\t" * 8 + ":= 'Zq8mN3pLx7Rt'",
+    "cli-password-flag": "run --"
+    + "a" * 16
+    + "-"
+    + "b" * 16
+    + "-"
+    + "c" * 16
+    + "-password hunter2",
+    "cli-user-password": "curl -u" + " " * 8 + "'" + "u" * 128 + ":hunter2hunter2' https://x",
+    "yaml-password": "cfg:\n  db_password" + "x" * 40 + ": correct horse battery",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDARY))
+def test_a_gate_lets_through_a_match_at_its_patterns_bound(name):
+    rule = next(r for r in RULES if r.name == name)
+    text = BOUNDARY[name]
+    lowered = text.lower()
+    assert _matches(rule, text)
+    assert any(t in lowered and redact.near(lowered, t, rule) for t in rule.triggers)
+    assert "[REDACTED:" in redact.redact(text)
