@@ -44,7 +44,7 @@ def _relevant(
     store: Store, session: Session, rows: list[Observation], *, skip_delivered: bool = True
 ) -> list[Observation]:
     """Thread messages by others, plus others' edits of files this session touched, plus the
-    interface changes addressed to this session (see :mod:`colony_tasks.relay`; they concern
+    interface changes addressed to this session (see :mod:`colony_tasks.interfaces`; they concern
     only the sessions whose files import the changed module).
 
     Items already delivered mid-turn (see :func:`deliver_directed`) are not repeated.

@@ -1,7 +1,7 @@
 """Background workers of the MCP server: daemon threads that run while the server runs.
 
 The embedding worker backfills vectors; the index worker keeps the dependency graph of every
-work tree with a live session current and relays interface changes (:mod:`colony_tasks.relay`).
+work tree with a live session current and relays interface changes (:mod:`colony_tasks.interfaces`).
 
 The embedding worker opens its own connection (SQLite connections are not shared across threads here), embeds
 small batches with pauses between them so tool calls never wait long on the write lock, and
@@ -105,7 +105,7 @@ class EmbeddingWorker(_Worker):
 
 
 class IndexWorker(_Worker):
-    """Every ``interval`` seconds, one :func:`relay.index_live` pass on its own connection.
+    """Every ``interval`` seconds, one :func:`interfaces.index_live` pass on its own connection.
 
     The first pass over a work tree builds its graph (seconds for thousands of files); later
     passes re-read only the files edited since. A failing pass is logged and retried at the
@@ -121,7 +121,7 @@ class IndexWorker(_Worker):
 
     def _run(self) -> None:
         try:
-            from colony_tasks import relay  # tree-sitter loads in the worker only
+            from colony_tasks import interfaces  # tree-sitter loads in the worker only
 
             # open_store, like the embedding worker: on a team store ``path`` is its URL,
             # and Store() would have made a SQLite file of that name.
@@ -133,7 +133,7 @@ class IndexWorker(_Worker):
         try:
             while not self.stop_event.is_set():
                 try:
-                    relay.index_live(store, cache=cache)
+                    interfaces.index_live(store, cache=cache)
                 except Exception as error:  # noqa: BLE001
                     log.warning("Index pass failed: %s", error)
                 self.passes += 1

@@ -168,14 +168,14 @@ def test_codex_project_hooks_in_an_untrusted_project_are_reported(
 
 
 def test_doctor_counts_what_the_indexer_skipped(home: Path, repo: Path):
-    from colony_tasks import relay, sessions
+    from colony_tasks import interfaces, sessions
 
     (repo / "bad.py").write_text("def f(:\n")
     (repo / "blob.py").write_bytes(b"\x00binary")
     store = open_default()
     try:
         sessions.register(store, "s1", agent="claude", cwd=str(repo))
-        relay.index_repo(store, str(repo))
+        interfaces.index_repo(store, str(repo))
     finally:
         store.close()
 

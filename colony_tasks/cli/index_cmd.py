@@ -32,12 +32,12 @@ def index(store: Store, repo: str | None, full: bool, as_json: bool) -> None:
     recorded since, and each change to a module's public surface is sent to the other live
     sessions working on files that import it.
     """
-    from .. import relay  # loads the tree-sitter parsers: only for this command
+    from .. import interfaces  # loads the tree-sitter parsers: only for this command
 
     if repo is not None:
         roots = [lanes.resolve(os.path.abspath(repo)).root]
     else:
-        roots = relay.live_roots(store) or [lanes.resolve(os.getcwd()).root]
+        roots = interfaces.live_roots(store) or [lanes.resolve(os.getcwd()).root]
     results = []
     with click.progressbar(
         roots,
@@ -46,7 +46,7 @@ def index(store: Store, repo: str | None, full: bool, as_json: bool) -> None:
         file=sys.stderr,  # stdout is for the result (--json)
     ) as bar:
         for root in bar:
-            results.append(relay.index_repo(store, root, full=full).to_dict())
+            results.append(interfaces.index_repo(store, root, full=full).to_dict())
 
     def render() -> str:
         lines = []

@@ -1,6 +1,6 @@
 """Shell-edit detection and the interface-change relay: what they cost, against same-run baselines.
 
-    python bench/relay.py [--n 30] [--files 5000]
+    python bench/interfaces.py [--n 30] [--files 5000]
 
 1. Hook latency. Every sample runs the installed ``colony-tasks hook EVENT`` as a new process,
    interleaved with bench/baseline_hook.py (stdin JSON + one WAL insert) and the Edit hooks,
@@ -8,11 +8,11 @@
    Shell PreToolUse notes those files' state; PostToolUse compares (its note written by an
    untimed PreToolUse just before). Measured on a store without and with the repository's
    dependency graph (the hooks never read it: the figures should match).
-2. The indexer on the same repository, through the store (``relay.index_repo``): a full build
+2. The indexer on the same repository, through the store (``interfaces.index_repo``): a full build
    from nothing, and the incremental pass after one signature change (load the graph rows,
    re-read the edited file, write its rows, address the notice).
 
-Results go to bench/results/relay.json.
+Results go to bench/results/interfaces.json.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent))
 import _stats  # noqa: E402
 from depgraph import generate  # noqa: E402
 
-from colony_tasks import actions, events, relay, sessions  # noqa: E402
+from colony_tasks import actions, events, interfaces, sessions  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
 from hooks import BASELINE, EXE, git_repo, seed  # noqa: E402
 
@@ -59,7 +59,7 @@ def prepare(home: Path, repo: Path, *, graph: bool) -> None:
     store = Store(home / "colony.db")
     actions.claim(store, "bench-codex", held_files(repo))
     if graph:
-        relay.index_repo(store, str(repo))
+        interfaces.index_repo(store, str(repo))
     store.close()
 
 
@@ -232,7 +232,7 @@ def indexer(root: Path, repo: Path, rounds: int) -> list[_stats.Stat]:
         store = Store(db)
         sessions.register(store, "a", agent="codex", cwd=str(repo))
         start = time.perf_counter()
-        relay.index_repo(store, str(repo))
+        interfaces.index_repo(store, str(repo))
         builds.append(time.perf_counter() - start)
         if i < rounds - 1:
             store.close()
@@ -248,8 +248,8 @@ def indexer(root: Path, repo: Path, rounds: int) -> list[_stats.Stat]:
     original = hub.read_text()
     timed: dict[str, list[float]] = {"cold": [], "warm": []}
     notices = {"cold": 0, "warm": 0}
-    cache: relay.Cache = {}
-    relay.index_repo(store, str(repo), cache=cache)  # the worker's graph in memory
+    cache: interfaces.Cache = {}
+    interfaces.index_repo(store, str(repo), cache=cache)  # the worker's graph in memory
     try:
         passes = max(5, rounds * 2)
         for i in range(2 * passes):
@@ -261,7 +261,7 @@ def indexer(root: Path, repo: Path, rounds: int) -> list[_stats.Stat]:
                 events.ToolUse("apply_patch", "edit", (str(hub),)),
             )
             start = time.perf_counter()
-            done = relay.index_repo(store, str(repo), cache=cache if mode == "warm" else None)
+            done = interfaces.index_repo(store, str(repo), cache=cache if mode == "warm" else None)
             timed[mode].append(time.perf_counter() - start)
             notices[mode] += len(done.notices)
     finally:
@@ -313,7 +313,7 @@ def main() -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     _stats.write_json(
-        HERE / "results" / "relay.json",
+        HERE / "results" / "interfaces.json",
         {
             "machine": info,
             "n": args.n,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import relay, sessions
+from colony_tasks import interfaces, sessions
 from colony_tasks.store import Store
 from tests.contracts import check_claude, check_codex, context_of
 from tests.gitutil import git
@@ -212,15 +212,15 @@ def test_two_indexers_applying_the_same_edits_announce_the_change_once(
 ):
     for sid in ("a", "b"):
         _session(store, sid, project)
-    relay.index_repo(store, str(project))
+    interfaces.index_repo(store, str(project))
     _edit(store, "b", project, *lang["viewer"])
     _edit(store, "a", project, lang["api"], lang["new"])
     second = Store(store.path)
     try:
-        state = store.dep_repo(relay.repo_key(str(project)))
-        first = relay.index_repo(store, str(project))
+        state = store.dep_repo(interfaces.repo_key(str(project)))
+        first = interfaces.index_repo(store, str(project))
         # The second indexer read the same starting point before the first one wrote.
-        late = relay._apply_edits(second, relay.repo_key(str(project)), state, {})
+        late = interfaces._apply_edits(second, interfaces.repo_key(str(project)), state, {})
     finally:
         second.close()
 
@@ -239,14 +239,14 @@ def test_an_ended_session_and_one_that_only_holds_other_files_are_not_addressed(
 ):
     for sid in ("a", "b", "c", "d"):
         _session(store, sid, project)
-    relay.index_repo(store, str(project))
+    interfaces.index_repo(store, str(project))
     _edit(store, "b", project, *lang["viewer"])
     _edit(store, "d", project, *lang["viewer"])
     _edit(store, "c", project, *lang["other"])
     sessions.end_session(store, store.get_session("d"))
     _edit(store, "a", project, lang["api"], lang["new"])
 
-    [notice] = relay.index_repo(store, str(project)).notices
+    [notice] = interfaces.index_repo(store, str(project)).notices
 
     assert [r["session_id"] for r in store.recipients(notice)] == ["b"]
 
@@ -259,10 +259,10 @@ def test_a_glob_claim_over_the_importer_counts_as_working_on_it(
     for sid in ("a", "b"):
         _session(store, sid, project)
     actions.claim(store, "b", ["src/view*"])
-    relay.index_repo(store, str(project))
+    interfaces.index_repo(store, str(project))
     _edit(store, "a", project, lang["api"], lang["new"])
 
-    [notice] = relay.index_repo(store, str(project)).notices
+    [notice] = interfaces.index_repo(store, str(project)).notices
 
     assert [r["session_id"] for r in store.recipients(notice)] == ["b"]
 
@@ -277,10 +277,10 @@ def test_bad_files_never_break_the_indexer_and_are_counted(store: Store, project
     (project / "gen" / "out.py").write_text("import os\n")
     _session(store, "a", project)
 
-    built = relay.index_repo(store, str(project))
+    built = interfaces.index_repo(store, str(project))
 
     assert built.built
-    files = {r[0] for r in store.dep_graph_rows(relay.repo_key(str(project)))[0]}
+    files = {r[0] for r in store.dep_graph_rows(interfaces.repo_key(str(project)))[0]}
     assert "gen/out.py" not in files and "src/blob.py" not in files
     assert built.skipped.get("binary") == 1 and built.skipped.get("too_large") == 1
     assert built.skipped.get("unparseable") == 1
@@ -326,7 +326,7 @@ def test_the_mcp_servers_index_worker_builds_the_graph_and_relays_on_its_own(
             worker.stop_event.wait(0.05)
 
     try:
-        wait_for("the first build", lambda: db.dep_repo(relay.repo_key(str(project))))
+        wait_for("the first build", lambda: db.dep_repo(interfaces.repo_key(str(project))))
         _edit(db, "b", project, *lang["viewer"])
         _edit(db, "a", project, lang["api"], lang["new"])
         interface = "SELECT id FROM observations WHERE kind = 'interface'"
@@ -341,17 +341,17 @@ def test_indexers_taking_turns_never_relay_from_a_stale_cached_graph(
 ):
     for sid in ("a", "b"):
         _session(store, sid, project)
-    first: relay.Cache = {}
-    second: relay.Cache = {}
-    relay.index_repo(store, str(project), cache=first)
+    first: interfaces.Cache = {}
+    second: interfaces.Cache = {}
+    interfaces.index_repo(store, str(project), cache=first)
     _edit(store, "b", project, *lang["viewer"])
     _edit(store, "a", project, lang["api"], lang["new"])
-    assert len(relay.index_repo(store, str(project), cache=second).notices) == 1
+    assert len(interfaces.index_repo(store, str(project), cache=second).notices) == 1
     # Back to the old signature: the first indexer's cached graph still has it, so it must
     # reload (the second one wrote since) to see that this is a change at all.
     _edit(store, "a", project, lang["api"], lang["old"])
 
-    [notice] = relay.index_repo(store, str(project), cache=first).notices
+    [notice] = interfaces.index_repo(store, str(project), cache=first).notices
 
     [item] = store.get_observations([notice])
     assert item.meta["changes"] and "→" in item.meta["changes"][0]
@@ -366,10 +366,10 @@ def test_the_worker_indexes_git_work_trees_only_never_a_plain_folder(
     _session(store, "in-repo", project)
     _session(store, "in-home", plain)
 
-    done = relay.index_live(store)
+    done = interfaces.index_live(store)
 
-    assert [d.repo for d in done] == [relay.repo_key(str(project))]
-    assert store.dep_repo(relay.repo_key(str(plain))) is None
+    assert [d.repo for d in done] == [interfaces.repo_key(str(project))]
+    assert store.dep_repo(interfaces.repo_key(str(plain))) is None
 
 
 def test_index_command_says_what_it_built_and_relayed(home: Path, project: Path):
@@ -394,10 +394,10 @@ def test_the_interface_change_is_an_item_of_the_thread_in_the_viewer(
 
     for sid in ("a", "b"):
         _session(store, sid, project)
-    relay.index_repo(store, str(project))
+    interfaces.index_repo(store, str(project))
     _edit(store, "b", project, *lang["viewer"])
     _edit(store, "a", project, lang["api"], lang["new"])
-    [notice] = relay.index_repo(store, str(project)).notices
+    [notice] = interfaces.index_repo(store, str(project)).notices
     [item] = store.get_observations([notice])
 
     token = "relay-token-0123456789"
