@@ -4,7 +4,9 @@ Hooks parse the agent's payload into an :class:`Event` (and a :class:`ToolUse`),
 function here and render the result; everything else — registering the session, recording
 prompts, edits and commands, auto-claiming edited files, the edit policy (warn, or deny in
 block mode), what is delivered when — is decided here, each in its own transactions.
-Standard library only: every hook process imports this module.
+Standard library only: every hook process imports this module. :mod:`.briefing` (with
+rendering and time formatting behind it) is imported where there is something to show: most
+tool hooks have nothing to say, and skip its import (~2 M instructions).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import os
 import zlib
 
-from . import activity, briefing, delivery, settings
+from . import activity, delivery, settings
 from . import claims as claims_mod
 from . import sessions as sessions_mod
 from .globs import is_glob
@@ -93,6 +95,8 @@ def _session(store: Store, event: Event) -> Session:
 def _undeliverable(store: Store, me: Session) -> str | None:
     if not store.has_undeliverable(me.id):
         return None
+    from . import briefing
+
     return briefing.undeliverable(store.undelivered_for_sender(me.id))
 
 
@@ -109,11 +113,15 @@ def session_start(store: Store, event: Event) -> Result:
         )
         if joined.new_participant:
             delivery.mark_briefed(store, joined.session, joined.task.id)
+    from . import briefing
+
     return Result(context=briefing.briefing(store, joined))
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
     """Record the prompt and deliver what is new since the session's last turn."""
+    from . import briefing
+
     me = _session(store, event)
     if text.strip():
         activity.record_prompt(store, me, text)
@@ -148,6 +156,10 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     if not rel or lane is None:
         return NOTHING
     found = claims_mod.conflicts_for(store, me, rel, lane)
+    if not found:
+        return NOTHING
+    from . import briefing
+
     warning = briefing.conflict_warning(found, after=False, now=store.now())
     if warning and any(c.live for c in found) and settings.get("claims", "mode") == "block":
         return Result(deny=warning + "\n(claims.mode is block: this edit was denied.)")
@@ -166,7 +178,11 @@ def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
         changed = _shell_changed(store, me, tool, event.cwd)
         if changed:
             notes.append(_after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd))
-    notes.append(briefing.mid_turn(store, me, delivery.deliver_directed(store, me)))
+    delivered = delivery.deliver_directed(store, me)
+    if delivered:
+        from . import briefing
+
+        notes.append(briefing.mid_turn(store, me, delivered))
     notes.append(_undeliverable(store, me))
     return _joined(notes)
 
@@ -189,6 +205,10 @@ def _after_edit(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> st
             note=claims_mod.AUTO_NOTE,
         )
     live = [c for c in found if c.live]
+    if not live:
+        return None
+    from . import briefing
+
     return briefing.conflict_warning(live, after=True, now=store.now())
 
 

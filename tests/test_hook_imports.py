@@ -125,6 +125,8 @@ def test_prompt_and_edit_hooks_load_only_what_they_use(home, repo):
         expected_absent = set(NOT_ON_EDIT_PATH)
         if event == "session-start":
             expected_absent.discard("colony_tasks.identity")
+        if event not in ("session-start", "user-prompt-submit"):  # nothing to show
+            expected_absent |= {"colony_tasks.briefing", "colony_tasks.render"}
         assert not loaded & expected_absent, event
 
 
