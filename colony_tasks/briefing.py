@@ -9,10 +9,9 @@ from . import claims as claims_mod
 from . import delivery
 from .kinds import MESSAGE_KINDS, ObsKind, WorkState
 from .models import Observation, Session, Task, WorkItem, who_for
-from .render import clip, item_line
+from .render import ago, clip, item_line
 from .sessions import Joined
 from .store import Store
-from .timefmt import ago
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

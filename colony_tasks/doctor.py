@@ -17,11 +17,11 @@ from .embeddings import MODEL_IDS
 from .install import status
 from .install.files import InstallError
 from .install.locate import repo_root
+from .render import ago
 from .store import Store, open_store
 from .store.pg_schema import LATEST as PG_LATEST
 from .store.pg_schema import TABLES as PG_TABLES
 from .store.schema import LATEST
-from .timefmt import ago
 
 SILENT_SESSION = 24 * 3600
 WAL_WARN_BYTES = 64 * 1024 * 1024

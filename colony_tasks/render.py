@@ -1,12 +1,14 @@
-"""Compact one-line renderings of thread items, shared by the CLI, hooks and MCP tools.
+"""Compact one-line renderings of thread items and human-readable times, shared by the CLI,
+hooks, MCP tools and viewer.
 
 Standard library only.
 """
 
 from __future__ import annotations
 
+import time
+
 from .models import Observation
-from .timefmt import ago
 
 LINE_CHARS = 240
 KIND_LABEL = {
@@ -44,3 +46,30 @@ def item_line(obs: Observation, *, now: float | None = None, limit: int = LINE_C
     )
     when = f" ({ago(obs.created_at, now)})" if now is not None else ""
     return f"#{obs.id} {who} {label}{target}{reply}{flag}{state}{when}: {clip(obs.text, limit)}"
+
+
+# -- times ---------------------------------------------------------------------------------
+
+
+def ago(then: float | None, now: float | None = None) -> str:
+    """``just now``, ``4m ago``, ``3h ago``, ``2d ago``."""
+    if then is None:
+        return "never"
+    seconds = max(0.0, (time.time() if now is None else now) - then)
+    if seconds < 45:
+        return "just now"
+    if seconds < 3600:
+        return f"{round(seconds / 60) or 1}m ago"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)}h ago"
+    return f"{round(seconds / 86400)}d ago"
+
+
+def iso(ts: float | None) -> str:
+    if ts is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def minutes(seconds: float) -> str:
+    return f"{max(0, round(seconds / 60))}m"

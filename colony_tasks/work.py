@@ -32,11 +32,10 @@ from .globs import matches
 from .kinds import FINISH_STATES, AgentKind, ObsKind, WorkState
 from .messages import check_text
 from .models import Lane, Session, Task, WorkItem, record
-from .render import clip
+from .render import ago, clip
 from .sessions import find_session, session_of
 from .store import Store
 from .tasks import get_task, handle_of, task_for
-from .timefmt import ago
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

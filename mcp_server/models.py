@@ -12,8 +12,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from colony_tasks.render import LINE_CHARS, clip
-from colony_tasks.timefmt import iso
+from colony_tasks.render import LINE_CHARS, clip, iso
 
 
 class Item(BaseModel):  # one thread item, its text clipped

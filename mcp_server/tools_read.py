@@ -12,7 +12,7 @@ from colony_tasks import actions
 from colony_tasks import search as search_mod
 from colony_tasks.kinds import THREAD_KINDS, ObsKind
 from colony_tasks.models import Session
-from colony_tasks.timefmt import iso
+from colony_tasks.render import iso
 
 from . import identity
 from . import models as m

@@ -8,9 +8,8 @@ import click
 
 from .. import actions
 from ..kinds import ObsKind
-from ..render import item_line
+from ..render import iso, item_line
 from ..store import Store
-from ..timefmt import iso
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from .. import actions, paths
-from ..render import item_line
+from ..render import ago, iso, item_line
 from ..store import Store
 from ..tasks import STATUS_FILTERS
-from ..timefmt import ago, iso
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 

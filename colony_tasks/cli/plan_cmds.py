@@ -9,8 +9,8 @@ import click
 from .. import actions, work
 from ..kinds import FINISH_STATES
 from ..models import WorkItem
+from ..render import ago
 from ..store import Store
-from ..timefmt import ago
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 

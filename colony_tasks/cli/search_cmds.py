@@ -7,8 +7,8 @@ import click
 from .. import actions
 from .. import search as search_mod
 from ..embeddings import BACKENDS
+from ..render import ago
 from ..store import Store
-from ..timefmt import ago
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
 

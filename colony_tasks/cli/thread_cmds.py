@@ -9,8 +9,8 @@ import click
 from .. import actions
 from .. import claims as claims_mod
 from ..kinds import POSTABLE_KINDS
+from ..render import ago
 from ..store import Store
-from ..timefmt import ago
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 

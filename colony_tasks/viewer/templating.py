@@ -13,8 +13,7 @@ from typing import Any
 import jinja2
 from starlette.responses import HTMLResponse
 
-from ..render import KIND_LABEL, clip
-from ..timefmt import ago, iso
+from ..render import KIND_LABEL, ago, clip, iso
 
 TEMPLATES = Path(__file__).parent / "templates"
 MARKED = re.compile(r"\[([^\[\]]*)\]")
