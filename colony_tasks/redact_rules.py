@@ -105,11 +105,6 @@ _SEP = r"""["']?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
 _STRONG = (
     r"(?>(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd)))"
 )
-_SOFT = (
-    r"(?i:token|a(?:pi[_-]?key|uth(?:[_-]?key)?|cc(?:ess|ount)[_-]?key)|private[_-]?key"
-    r"|s(?:igning|ession|ecret)[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key"
-    r"|_key|-key|\.key)"
-)
 # A value that is code, not data: a boolean, None, a type name, or a call or subscript
 # (get_secret("x"), os.environ["X"]). The rules that assign values (``skip_code``) refuse it
 # where the pattern says CODE_CHECK: in the patterns for long texts, in the pattern itself,
