@@ -179,13 +179,15 @@ def test_a_developer_role_waits_for_the_owner_s_migration_then_uses_every_front_
         # The spooled events arrive; hooks, the MCP server and the CLI all work as alice.
         post = claude("post-tool-use", "s1", laptop.clone, tool_name="Write")
         post["tool_input"] = {"file_path": str(laptop.clone / "tls.md"), "content": "x\n"}
-        assert laptop.hook("post-tool-use", post).returncode == 0
+        edited = laptop.hook("post-tool-use", post)
+        assert edited.returncode == 0
         wait_for(lambda: ("prompt", "p1") in recorded(team_server.admin), timeout=60)
         wait_for(lambda: "edit" in {k for k, _ in recorded(team_server.admin)}, timeout=60)
         back = laptop.hook(
             "user-prompt-submit", claude("user-prompt-submit", "s1", laptop.clone, prompt="p2")
         )
-        assert "reachable again" in context(back)
+        # Told once, at whichever hook came after the relay reached the store again.
+        assert (context(edited) + context(back)).count("reachable again") == 1
         mcp = anyio.run(_mcp_as, laptop, "s1")
         assert mcp["claim_file"]["granted"][0]["pattern"] == "notes.md"
         assert mcp["ask_question"]["id"] in [h["id"] for h in mcp["search"]["hits"]]
