@@ -199,7 +199,7 @@ def _redact(text: str, limit: int | None) -> str:
             hit = present.get(trigger)
             if hit is None:
                 hit = present[trigger] = trigger in lowered
-            if hit and (long_text or not rule.needs or near(lowered, trigger, rule)):
+            if hit and (not (trigger and rule.needs) or near(lowered, trigger, rule)):
                 work = apply_rule(rule, work)
                 break
     return work[1:]

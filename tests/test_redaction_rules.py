@@ -255,3 +255,11 @@ def test_a_gate_lets_through_a_match_at_its_patterns_bound(name):
     assert _matches(rule, text)
     assert any(t in lowered and redact.near(lowered, t, rule) for t in rule.triggers)
     assert "[REDACTED:" in redact.redact(text)
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDARY))
+def test_a_gate_lets_a_long_text_through_too(name):
+    filler = "ordinary words and code(x) = 1\n" * (redact.LONG_TEXT // 30 + 1)
+    text = filler + BOUNDARY[name] + "\n" + filler
+    assert len(text) > redact.LONG_TEXT
+    assert "[REDACTED:" in redact.redact(text)
