@@ -10,7 +10,6 @@ a query maps the cached vectors instead of reading every blob out of SQLite. Key
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -45,6 +44,8 @@ BATCH = 256
 
 
 def content_hash(text: str) -> str:
+    import hashlib  # here: a search process never hashes, and OpenSSL's import costs ~3 ms
+
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +103,39 @@ def test_user_errors_are_sentences_without_tracebacks(run, lane):
     a, _ = lane
     bad = run("post", str(a.task.id), "hi", "--to", "ghost")
     assert bad.exit_code != 0 and "Session 'ghost' does not exist" in bad.output
+
+
+REGISTERED = """
+import importlib, json, pkgutil, sys
+import colony_tasks.cli as package
+from colony_tasks.cli.app import cli
+found = {}
+for info in pkgutil.iter_modules(package.__path__):
+    before = set(cli.commands)
+    importlib.import_module(f"colony_tasks.cli.{info.name}")
+    for name in set(cli.commands) - before:
+        found[name] = info.name
+print(json.dumps(found))
+"""
+
+
+def test_the_lazy_command_table_names_the_module_that_registers_each_command():
+    from colony_tasks.cli.app import COMMANDS
+
+    out = subprocess.run(
+        [sys.executable, "-c", REGISTERED], capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == COMMANDS
+
+
+def test_a_command_loads_its_own_module_only(home: Path):
+    code = (
+        "import sys; from colony_tasks.cli import cli\n"
+        "try:\n    cli.main(['status'], standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('colony_tasks.cli.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = out.stdout.strip().splitlines()[-1]
+    assert "colony_tasks.cli.core_cmds" in loaded
+    for other in ("install_cmds", "doctor_cmd", "viewer_cmd", "chain_cmds", "search_cmds"):
+        assert f"colony_tasks.cli.{other}" not in loaded
