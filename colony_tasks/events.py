@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import zlib
 
-from . import activity, delivery, settings
 from . import claims as claims_mod
+from . import delivery, settings
 from . import sessions as sessions_mod
+from .errors import InvalidInput
 from .globs import is_glob
 from .models import Lane, Session, record
 from .store import Store
@@ -24,6 +25,7 @@ from .store import Store
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 
 class Event(record("Event", "session_id agent cwd agent_pid", defaults=(None,))):  # type: ignore[misc]
@@ -48,6 +50,8 @@ class Result(record("Result", "context deny", defaults=(None, None))):  # type: 
 
 
 NOTHING = Result()
+PROMPT_CHARS = 4000  # what is recorded of a prompt, and of a command
+COMMAND_CHARS = 600
 DUPLICATE_WINDOW_SECONDS = 60
 # The events whose second run would record or inject something twice. Stop and SessionEnd
 # are idempotent (a refresh, an end), so they skip the fingerprint and its write.
@@ -124,7 +128,7 @@ def prompt(store: Store, event: Event, text: str) -> Result:
 
     me = _session(store, event)
     if text.strip():
-        activity.record_prompt(store, me, text)
+        record_prompt(store, me, text)
     groups = [
         delivery.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
         for task in store.tasks_of_session(me.id)
@@ -151,7 +155,7 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
         _note_shell_files(store, _session(store, event), tool, event.cwd)
         return NOTHING
     me = _session(store, event)
-    rel = activity.repo_paths(store, me, tool.paths, event.cwd)
+    rel = repo_paths(store, me, tool.paths, event.cwd)
     lane = store.get_lane(me.lane_id) if me.lane_id else None
     if not rel or lane is None:
         return NOTHING
@@ -174,7 +178,7 @@ def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     if tool.action == "edit":
         notes.append(_after_edit(store, me, tool, event.cwd))
     elif tool.action == "shell" and tool.command.strip():
-        activity.record_command(store, me, tool.command, tool=tool.name)
+        record_command(store, me, tool.command, tool=tool.name)
         changed = _shell_changed(store, me, tool, event.cwd)
         if changed:
             notes.append(_after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd))
@@ -188,19 +192,19 @@ def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
 
 
 def _after_edit(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> str | None:
-    rel = activity.repo_paths(store, me, tool.paths, cwd)
+    rel = repo_paths(store, me, tool.paths, cwd)
     lane = store.get_lane(me.lane_id) if me.lane_id else None
     if not rel or lane is None:
         return None
     with store.transaction():
         found = claims_mod.conflicts_for(store, me, rel, lane)
-        activity.record_edit(store, me, rel, tool=tool.name)
+        record_edit(store, me, rel, tool=tool.name)
         claims_mod.grant(
             store,
             me,
             rel,
             lane,
-            task_id=activity.lane_task_id(store, me),
+            task_id=lane_task_id(store, me),
             ttl_minutes=claims_mod.AUTO_TTL_MINUTES,
             note=claims_mod.AUTO_NOTE,
         )
@@ -258,7 +262,7 @@ def _shell_changed(store: Store, me: Session, tool: ToolUse, cwd: str | None) ->
     by_rel: dict[str, str] = {}
     for path in found:
         if _inside(path, lane.root):
-            for rel in activity.repo_paths(store, me, [path], cwd):
+            for rel in repo_paths(store, me, [path], cwd):
                 by_rel.setdefault(rel, path)
     if not by_rel:
         return []
@@ -297,3 +301,69 @@ def session_end(store: Store, event: Event) -> Result:
         sessions_mod.check_owner(session, event.agent_pid)
         sessions_mod.end_session(store, session)
     return NOTHING
+
+
+# -- recording what agents do (prompts, edits, commands) as observations of their lane task --
+
+
+def lane_task_id(store: Store, session: Session) -> int | None:
+    task = store.open_lane_task(session.lane_id) if session.lane_id else None
+    return task.id if task else None
+
+
+def record_prompt(store: Store, session: Session, prompt: str) -> int:
+    return store.add_observation(
+        "prompt",
+        prompt,
+        session_id=session.id,
+        task_id=lane_task_id(store, session),
+        max_chars=PROMPT_CHARS,
+    )
+
+
+def record_command(store: Store, session: Session, command: str, *, tool: str = "Bash") -> int:
+    return store.add_observation(
+        "command",
+        command,
+        session_id=session.id,
+        task_id=lane_task_id(store, session),
+        meta={"tool": tool},
+        max_chars=COMMAND_CHARS,
+    )
+
+
+def repo_paths(store: Store, session: Session, paths: Sequence[str], cwd: str | None) -> list[str]:
+    """Repo-relative forms of ``paths``; paths outside the repository are dropped."""
+    lane = store.get_lane(session.lane_id) if session.lane_id else None
+    if lane is None:
+        return []
+    found = []
+    for path in paths:
+        try:
+            found.append(claims_mod.normalize(path, lane=lane, cwd=cwd or session.cwd))
+        except InvalidInput:
+            continue
+    return list(dict.fromkeys(found))
+
+
+def record_edit(
+    store: Store,
+    session: Session,
+    rel_paths: Sequence[str],
+    *,
+    tool: str,
+    meta: dict[str, Any] | None = None,
+) -> int:
+    """One ``edit`` observation listing the touched repo-relative paths."""
+    lane = store.get_lane(session.lane_id) if session.lane_id else None
+    text = f"{', '.join(rel_paths)} ({tool})"
+    return store.add_observation(
+        "edit",
+        text,
+        session_id=session.id,
+        task_id=lane_task_id(store, session),
+        meta={"tool": tool, **(meta or {})},
+        paths=rel_paths,
+        repo_id=lane.repo_id if lane else None,
+        max_chars=COMMAND_CHARS,
+    )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, activity, briefing, chains, delivery, messages, sessions, tasks
+from colony_tasks import actions, briefing, chains, delivery, events, messages, sessions, tasks
 from colony_tasks.errors import Conflict, NotAllowed
 from colony_tasks.store import Store, open_store
 from tests.helpers import join, snapshot
@@ -203,7 +203,7 @@ def test_a_user_prompt_resets_the_loop_guard(crew: Store, home: Path):
     actions.ask(crew, a2, "q2", to=a1.handle)
     with pytest.raises(messages.LoopGuard):
         actions.hand_off(crew, a1, "h", to=a2.handle)
-    activity.record_prompt(crew, a1, "the user says: keep going")
+    events.record_prompt(crew, a1, "the user says: keep going")
     handoff = actions.hand_off(crew, a1, "h", to=a2.handle)
     stored = crew.get_observation(handoff.id)
     assert (stored.kind, stored.status, stored.to) == ("handoff", "pending", a2.handle)

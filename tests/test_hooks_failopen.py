@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import activity, doctor, paths
+from colony_tasks import doctor, events, paths
 from colony_tasks.hooks import handlers, runner
 from tests.hookrun import claude, run_hook
 
@@ -80,7 +80,7 @@ def test_five_megabyte_payload_is_logged_and_its_prompt_recorded_capped(home: Pa
     db = sqlite3.connect(home / "colony.db")
     (length,) = db.execute("SELECT length(text) FROM observations WHERE kind = 'prompt'").fetchone()
     db.close()
-    assert 0 < length <= activity.PROMPT_CHARS + 1  # capped, not 5 MB
+    assert 0 < length <= events.PROMPT_CHARS + 1  # capped, not 5 MB
 
 
 def test_unwritable_home_exits_0_and_logs_to_the_fallback(

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colony_tasks import actions, activity, claims, sessions, tasks
+from colony_tasks import actions, claims, events, sessions, tasks
 from colony_tasks.errors import InvalidInput
 from colony_tasks.hooks import runner
 from colony_tasks.models import Lane
@@ -343,7 +343,7 @@ CUT_CASES = [(s, t) for s, t in CORPUS if s in t and "<private>" not in t.lower(
 
 @pytest.mark.parametrize("channel", ["prompt", "command"])
 def test_a_secret_cut_by_the_length_cap_is_not_stored_in_part(home: Path, repo: Path, channel: str):
-    limit = activity.PROMPT_CHARS if channel == "prompt" else activity.COMMAND_CHARS
+    limit = events.PROMPT_CHARS if channel == "prompt" else events.COMMAND_CHARS
     halves = []
     for secret, text in CUT_CASES:
         long_text = straddling(text, secret, limit)
@@ -508,9 +508,9 @@ def viewer_world(tmp_path: Path, clock):
         actions.report_blocker(store, b, payload, waiting_on=payload)
         actions.claim(store, a, [f"src/{n}/{payload}.py"], note=payload)
         actions.hand_off(store, b, payload, files=[f"docs/{n}/{payload}"])
-        activity.record_prompt(store, a, payload)
-        activity.record_command(store, b, payload)
-        activity.record_edit(store, a, [f"lib/{n}/{payload}"], tool="Edit")
+        events.record_prompt(store, a, payload)
+        events.record_command(store, b, payload)
+        events.record_edit(store, a, [f"lib/{n}/{payload}"], tool="Edit")
     custom = tasks.create_task(store, XSS_CORPUS[0], created_by=a.id)
     chain = chains.create(store, human, XSS_CORPUS[2])
     chains.add(store, human, chain.id, b.handle, XSS_CORPUS[3])

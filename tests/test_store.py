@@ -12,6 +12,7 @@ import pytest
 
 from colony_tasks import paths
 from colony_tasks.store import Store, open_default
+from colony_tasks.store import base as store_base
 from colony_tasks.store.schema import LATEST, MIGRATIONS, Migration
 
 
@@ -73,18 +74,19 @@ def test_up_to_date_open_runs_no_ddl(tmp_path: Path):
     Store(path).close()
     statements: list[str] = []
     db = Store.__new__(Store)
-    original_connect = sqlite3.connect
+    driver = store_base.sqlite3  # the module the store connects through
+    original_connect = driver.connect
 
     def tracing_connect(*args, **kwargs):
         conn = original_connect(*args, **kwargs)
         conn.set_trace_callback(statements.append)
         return conn
 
-    sqlite3.connect = tracing_connect
+    driver.connect = tracing_connect
     try:
         Store.__init__(db, path)
     finally:
-        sqlite3.connect = original_connect
+        driver.connect = original_connect
     assert not any("CREATE" in s.upper() or "ALTER" in s.upper() for s in statements)
     assert any("user_version" in s for s in statements)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, activity, sessions
+from colony_tasks import actions, events, sessions
 from colony_tasks.mcp_server.background import EmbeddingWorker
 from colony_tasks.search import Searcher
 from colony_tasks.store import open_store
@@ -55,7 +55,7 @@ def write_history(address: str, repo: Path) -> None:
         for n, text in enumerate(NOTES):
             actions.post(store, bob if n % 2 else alice, text)
         for text in PROMPTS:
-            activity.record_prompt(store, bob, text)
+            events.record_prompt(store, bob, text)
     finally:
         store.close()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 
 from ..models import Observation, load_meta
 from ..redact import redact, redact_value
@@ -12,6 +11,7 @@ from .base import StoreBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Iterable, Sequence
     from typing import Any
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from ..models import Lane, Session
 from ..redact import redact
 from .base import StoreBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Any
 
 SESSION_COLUMNS = (

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from ..kinds import TaskMode, TaskStatus
 from ..models import Session, Task
 from ..redact import redact
@@ -14,6 +12,7 @@ MAX_TITLE_CHARS = 500
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from typing import Any
 
 TASK_COLUMNS = (

@@ -8,7 +8,6 @@ caller inside ``BEGIN IMMEDIATE``, so two sessions can never take one item.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from ..models import WorkItem
 from ..redact import redact
@@ -16,6 +15,7 @@ from .base import StoreBase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Sequence
     from typing import Any
 
