@@ -224,8 +224,10 @@ def test_a_writer_killed_at_random_points_never_leaves_a_half_written_message(
 # (one tick per 10 virtual-machine instructions): a kill at a random point inside migrations,
 # mid-statement included, independent of the machine's speed. Prints the ticks if it survives.
 KILL_AFTER_TICKS = """
-import os, signal, sqlite3, sys
-limit, ticks, real = int(sys.argv[1]), [0], sqlite3.connect
+import os, signal, sys
+from colony_tasks.store import base
+driver = base.sqlite3  # the module the store connects through
+limit, ticks, real = int(sys.argv[1]), [0], driver.connect
 def tick():
     ticks[0] += 1
     if ticks[0] >= limit:
@@ -235,7 +237,7 @@ def connect(*args, **kwargs):
     conn = real(*args, **kwargs)
     conn.set_progress_handler(tick, 10)
     return conn
-sqlite3.connect = connect
+driver.connect = connect
 from colony_tasks.store import open_default
 open_default().close()
 print(ticks[0])
