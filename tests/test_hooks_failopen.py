@@ -198,13 +198,13 @@ def test_session_end_waits_on_the_store_less_than_its_smallest_budget(
     # Codex gives SessionEnd 1 s in all, Claude's plugin hooks 1.5 s: a hook still waiting
     # then is killed before it can log.
     opened: list[dict] = []
-    real = runner.open_default
+    real = runner.open_local
 
     def spy(**kwargs):
         opened.append(kwargs)
         return real(**kwargs)
 
-    monkeypatch.setattr(runner, "open_default", spy)
+    monkeypatch.setattr(runner, "open_local", spy)
     runner.handle(
         "session-end", "codex", json.dumps({"session_id": "s", "cwd": str(repo)}).encode()
     )

@@ -15,7 +15,7 @@ import sys
 
 from .. import backend, events, paths
 from ..redact import utf8_safe
-from ..store import open_default
+from ..store import open_local
 from .handlers import EVENT_NAMES, HANDLERS, acts, detect_agent
 
 TYPE_CHECKING = False
@@ -113,9 +113,9 @@ def handle(
         reply = relay_client.handle(url, event, kind, payload) or {}
         return render(event, reply.get("context"), reply.get("deny"))
     if event == "session-end":
-        store = open_default(busy_timeout_ms=SESSION_END_BUSY_MS)
+        store = open_local(busy_timeout_ms=SESSION_END_BUSY_MS)
     else:
-        store = open_default()
+        store = open_local()
     try:
         if event in events.DEDUPED and not events.first_time(store, event, raw):
             return None  # the same hook installed twice: the first one acts

@@ -122,8 +122,14 @@ def open_default(**kwargs) -> Store:
     url = backend.store_url()
     if url:
         return open_store(url, **kwargs)
+    return open_local(**kwargs)
+
+
+def open_local(**kwargs) -> Store:
+    """This user's SQLite store under ``COLONY_TASKS_HOME`` (created if needed), for a caller
+    that has already found no team store configured (a hook, which asks once)."""
     paths.ensure_home()
     return Store(paths.db_path(), **kwargs)
 
 
-__all__ = ["Store", "open_default", "open_store"]
+__all__ = ["Store", "open_default", "open_local", "open_store"]
