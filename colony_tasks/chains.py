@@ -152,8 +152,7 @@ def add(
     store: Store, coordinator: Session | str, chain_id: int, participant: str, prompt: str
 ) -> Posted:
     """Add a session and give it the turn; it receives the full history with ``prompt``."""
-    coordinator = session_of(store, coordinator)
-    me = coordinator
+    me = session_of(store, coordinator)
     text = messages.check_text(prompt, "prompt")
 
     def action() -> Posted:
@@ -174,8 +173,7 @@ def pass_turn(
     store: Store, coordinator: Session | str, chain_id: int, to: str, prompt: str
 ) -> Posted:
     """Give the turn to a participant with ``prompt`` (it gets what it missed since it spoke)."""
-    coordinator = session_of(store, coordinator)
-    me = coordinator
+    me = session_of(store, coordinator)
     text = messages.check_text(prompt, "prompt")
 
     def action() -> Posted:
@@ -217,8 +215,7 @@ def give_turn(
 
 def close(store: Store, coordinator: Session | str, chain_id: int) -> Task:
     """Complete the chain: no more posts; the history stays readable."""
-    coordinator = session_of(store, coordinator)
-    me = coordinator
+    me = session_of(store, coordinator)
     with store.transaction():
         task = get_chain(store, chain_id)
         _coordinator_only(task, me, "close it")

@@ -50,7 +50,7 @@ def _relevant(
     Items already delivered mid-turn (see :func:`deliver_directed`) are not repeated.
     """
     mine = [o.id for o in rows if o.session_id != session.id]
-    already = store.delivered_among(session.id, mine) if skip_delivered else set()
+    already = store.recipient_of(session.id, mine, delivered=True) if skip_delivered else set()
     others = [o for o in rows if o.session_id != session.id and o.id not in already]
     edits = [o for o in others if o.kind == ObsKind.EDIT]
     keep_edits: set[int] = set()
@@ -63,7 +63,7 @@ def _relevant(
                 if any(matches(t, p, rx) for p in paths for t, rx in touched.items()):
                     keep_edits.add(edit.id)
     notices = [o.id for o in others if o.kind == ObsKind.INTERFACE]
-    mine_notices = store.addressed_among(session.id, notices) if notices else set()
+    mine_notices = store.recipient_of(session.id, notices) if notices else set()
     return [
         o
         for o in others

@@ -42,25 +42,17 @@ class DeliveryMixin(StoreBase):
             (self.now(), session_id, *obs_ids),
         )
 
-    def addressed_among(self, session_id: str, obs_ids: Sequence[int]) -> set[int]:
-        """Which of ``obs_ids`` the session is a recipient of (delivered or not)."""
+    def recipient_of(
+        self, session_id: str, obs_ids: Sequence[int], *, delivered: bool = False
+    ) -> set[int]:
+        """Which of ``obs_ids`` the session is a recipient of (``delivered``: and has already
+        been given, e.g. mid-turn)."""
         if not obs_ids:
             return set()
         marks = ",".join("?" * len(obs_ids))
+        state = " AND state = 'delivered'" if delivered else ""
         rows = self._all(
-            f"SELECT observation_id FROM recipients WHERE session_id = ?"
-            f" AND observation_id IN ({marks})",
-            (session_id, *obs_ids),
-        )
-        return {r[0] for r in rows}
-
-    def delivered_among(self, session_id: str, obs_ids: Sequence[int]) -> set[int]:
-        """Which of ``obs_ids`` were already delivered to the session (e.g. mid-turn)."""
-        if not obs_ids:
-            return set()
-        marks = ",".join("?" * len(obs_ids))
-        rows = self._all(
-            f"SELECT observation_id FROM recipients WHERE session_id = ? AND state = 'delivered'"
+            f"SELECT observation_id FROM recipients WHERE session_id = ?{state}"
             f" AND observation_id IN ({marks})",
             (session_id, *obs_ids),
         )

@@ -320,8 +320,7 @@ class ObservationsMixin(StoreBase):
             " WHERE {where} ORDER BY score, o.id DESC LIMIT ?"
         )
         if window is not None:
-            newest = self._one("SELECT MAX(id) FROM observations")  # the FTS rowids
-            start = (int(newest[0]) if newest and newest[0] is not None else 0) - window
+            start = self.max_observation_id() - window  # observation ids are the FTS rowids
             if start > 0:
                 recent = self._ranked_recent(where, params, start, limit, match)
                 if recent is not None:
