@@ -12,7 +12,6 @@ tool hooks have nothing to say, and skip its import (~2 M instructions).
 from __future__ import annotations
 
 import os
-import zlib
 
 from . import claims as claims_mod
 from . import delivery, settings
@@ -52,24 +51,13 @@ class Result(record("Result", "context deny", defaults=(None, None))):  # type: 
 NOTHING = Result()
 PROMPT_CHARS = 4000  # what is recorded of a prompt, and of a command
 COMMAND_CHARS = 600
+# An event sent again within this window is the same event (see
+# colony_tasks.relay.wire.event_key): a hook installed twice, or a client whose relay died.
 DUPLICATE_WINDOW_SECONDS = 60
-# The events whose second run would record or inject something twice. Stop and SessionEnd
-# are idempotent (a refresh, an end), so they skip the fingerprint and its write.
+# The events whose second run would record or inject something twice: they are applied
+# exactly once (colony_tasks.relay.apply). Stop and SessionEnd are idempotent (a refresh, an
+# end), so they skip the idempotency key and its write.
 DEDUPED = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
-
-
-def first_time(store: Store, event: str, payload: bytes) -> bool:
-    """Whether this is the first hook to see this exact payload for this event.
-
-    With colony-tasks installed at both user and project scope (or a plugin beside an
-    install), the agent runs each of our hooks twice with byte-identical input; without this
-    every prompt, edit and command would be recorded twice. Both agents put a fresh id in
-    every payload they mean to be distinct (Claude's ``prompt_id`` and ``tool_use_id``,
-    Codex's ``turn_id`` and ``tool_use_id``), so (session, event, turn) is in the bytes; a
-    SessionStart/Stop repeated identically within the window only refreshes the session.
-    """
-    digest = f"{zlib.crc32(payload):08x}{zlib.adler32(payload):08x}{len(payload):x}"
-    return store.first_sighting(f"{event}:{digest}", DUPLICATE_WINDOW_SECONDS)
 
 
 def _joined(parts: Sequence[str | None]) -> Result:

@@ -81,7 +81,7 @@ def fallback_log_path() -> str:
     return os.path.join(fallback_dir(), f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.log")
 
 
-def _private_dir(folder: str) -> None:
+def private_dir(folder: str) -> None:
     """Create ``folder`` 0700, or check that the existing one is ours, private and not a
     link (anyone can create names in /tmp); raises OSError otherwise."""
     try:
@@ -143,7 +143,7 @@ def log(message: str) -> None:
         _append(os.path.join(ensure_home(), LOG_NAME), line)
     except Exception:
         try:
-            _private_dir(fallback_dir())
+            private_dir(fallback_dir())
             _append(fallback_log_path(), line)
         except Exception:
             pass

@@ -21,7 +21,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import TextContent
 
-from colony_tasks.hooks.handlers import EVENT_NAMES
+from colony_tasks.hooks.payload import EVENT_NAMES
 
 EXE = os.path.join(os.path.dirname(sys.executable), "colony-tasks")
 

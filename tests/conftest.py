@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -117,3 +121,31 @@ def repo(tmp_path: Path) -> Path:
 
 def pytest_configure(config):
     os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    # Hooks run by the tests start relays (colony_tasks.relay) in each test's data folder;
+    # the fixture below ends them, and one a test leaves behind exits soon by itself.
+    os.environ.setdefault("COLONY_TASKS_RELAY_IDLE", "20")
+
+
+def stop_relays(root: Path) -> None:
+    """End every relay whose pid file lies under ``root`` and wait for it to go."""
+    pids = []
+    for pid_file in root.rglob("relay-*.pid"):
+        with contextlib.suppress(OSError, ValueError):
+            pids.append(int(pid_file.read_text().strip()))
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except OSError:
+                break
+            time.sleep(0.02)
+
+
+@pytest.fixture(autouse=True)
+def _relays_end_with_their_test(tmp_path: Path) -> Iterator[None]:
+    yield
+    stop_relays(tmp_path)

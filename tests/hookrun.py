@@ -14,6 +14,16 @@ from typing import Any
 EXE = Path(sys.executable).parent / "colony-tasks"
 
 
+def apply_payload(store: Any, event: str, payload: dict[str, Any], agent: str) -> dict[str, Any]:
+    """Apply one hook payload in this process, as the relay (or a hook without one) does:
+    the hook client's parsing, then the relay's application."""
+    from colony_tasks.hooks.payload import request
+    from colony_tasks.relay.apply import apply
+
+    raw = json.dumps(payload).encode()
+    return apply(store, request(event, agent, payload, raw))
+
+
 @dataclass
 class HookRun:
     returncode: int
@@ -41,6 +51,26 @@ def run_hook(
         env={**os.environ, "COLONY_TASKS_HOME": str(home), **(env or {})},
     )
     return HookRun(result.returncode, result.stdout.decode(), result.stderr.decode())
+
+
+def relay_status(home: Path, timeout: float = 10.0) -> dict[str, Any]:
+    """Wait until the relay of the SQLite store under ``home`` answers; its status."""
+    import time
+
+    from colony_tasks.relay import wire
+
+    deadline = time.monotonic() + timeout
+    path = str(home / f"relay-{wire.LOCAL_KEY}.sock")
+    while True:
+        try:
+            reply = wire.ask(path, {"v": wire.VERSION, "op": "ping"}, 1.0)
+        except wire.NoRelay:
+            reply = None
+        if reply and "pid" in reply:
+            return reply
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no relay answered under {home} within {timeout}s")
+        time.sleep(0.01)
 
 
 _IDS = itertools.count(1)

@@ -11,10 +11,12 @@ test can check that everything reported as committed survived the SIGKILL.
 
 from __future__ import annotations
 
+import json
 import sys
 
 from colony_tasks import actions
-from colony_tasks.hooks import handlers
+from colony_tasks.hooks.payload import request
+from colony_tasks.relay.apply import apply
 from colony_tasks.store import open_default
 
 
@@ -42,7 +44,8 @@ def main(run: str, giver_id: str, taker_id: str, repo: str) -> None:
             "tool_name": "Write",
             "tool_input": {"file_path": f"{repo}/{edited}"},
         }
-        handlers.post_tool_use(store, payload, giver.agent)
+        raw = json.dumps(payload).encode()
+        apply(store, request("post-tool-use", giver.agent, payload, raw))
         say("edit", edited)
         posted = actions.post(store, giver, f"done {run}/{step}", to=taker.handle, urgent=True)
         say("post", posted.id)

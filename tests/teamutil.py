@@ -15,6 +15,26 @@ from tests.gitutil import git
 from tests.hookrun import HookRun, run_hook
 
 
+def spool(
+    box: Any,
+    row_key: str,
+    event: str,
+    agent: str,
+    payload: dict[str, Any],
+    *,
+    pid: int | None = None,
+) -> dict[str, Any]:
+    """Spool one hook payload in an outbox as a team-mode hook does; the spooled request."""
+    import json
+
+    from colony_tasks.hooks.payload import request
+
+    req = request(event, agent, payload, json.dumps(payload).encode())
+    req["pid"] = pid
+    box.put(row_key, event, agent, req, session_id=req["session"], agent_pid=pid)
+    return req
+
+
 def wait_for(condition, timeout: float = 30.0, step: float = 0.02) -> Any:
     """Poll ``condition`` until it returns something truthy; fail after ``timeout``."""
     deadline = time.monotonic() + timeout

@@ -16,13 +16,13 @@ from mcp import Client
 from colony_tasks import actions, delivery, events, identity, procs, sessions
 from colony_tasks.cli import cli
 from colony_tasks.errors import NotAllowed, NotFound
-from colony_tasks.hooks import handlers
 from colony_tasks.mcp_server import identity as mcp_identity
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.messages import LoopGuard
 from colony_tasks.models import Session
 from colony_tasks.store import Store, open_default
 from tests.helpers import snapshot
+from tests.hookrun import apply_payload
 
 ME = os.getppid()  # the in-memory MCP server's nearest ancestor: "this agent"
 OTHER = os.getpid()  # a live process that is not among the server's ancestors
@@ -399,22 +399,22 @@ def test_on_macos_a_per_tool_hook_of_another_live_agent_is_refused_as_on_linux(
 ):
     store = open_default()
     mac.hook_under(9001)
-    handlers.session_start(store, {"session_id": "cx", "cwd": str(repo)}, "codex")
+    apply_payload(store, "session-start", {"session_id": "cx", "cwd": str(repo)}, "codex")
     assert store.get_session("cx").agent_pid == AGENT_A
 
     mac.hook_under(9002)  # agent B's hooks, with a payload carrying agent A's session id
     payload = tool_payload("cx", repo)
-    for hook in (handlers.pre_tool_use, handlers.post_tool_use):
+    for hook in ("pre-tool-use", "post-tool-use"):
         with pytest.raises(NotAllowed, match="still running"):
-            hook(store, payload, "claude")
+            apply_payload(store, hook, payload, "claude")
     with pytest.raises(NotAllowed, match="still running"):
-        handlers.user_prompt_submit(store, {**payload, "prompt": "pretend"}, "claude")
+        apply_payload(store, "user-prompt-submit", {**payload, "prompt": "pretend"}, "claude")
     after = store.get_session("cx")
     assert after.agent_pid == AGENT_A and after.ended_at is None
 
     mac.hook_under(9001)  # agent A's own hooks pass
-    handlers.user_prompt_submit(store, {**payload, "prompt": "go on"}, "codex")
-    handlers.post_tool_use(store, payload, "codex")
+    apply_payload(store, "user-prompt-submit", {**payload, "prompt": "go on"}, "codex")
+    apply_payload(store, "post-tool-use", payload, "codex")
     assert store.get_session("cx").agent_pid == AGENT_A
     store.close()
 
@@ -425,11 +425,11 @@ def test_on_macos_an_unreadable_chain_records_and_checks_nothing(
     mac = FakeMac(monkeypatch, {9001: bsdinfo(AGENT_A, "zsh")})  # agent B's chain: unreadable
     store = open_default()
     mac.hook_under(9001)
-    handlers.session_start(store, {"session_id": "cx", "cwd": str(repo)}, "codex")
+    apply_payload(store, "session-start", {"session_id": "cx", "cwd": str(repo)}, "codex")
     mac.hook_under(9002)
     assert procs.agent_pid(cheap=True) is None  # unknown, not the parent's pid as a guess
     assert procs.ancestors() == [9002]
-    handlers.post_tool_use(store, tool_payload("cx", repo), "claude")
+    apply_payload(store, "post-tool-use", tool_payload("cx", repo), "claude")
     # the owner SessionStart recorded stays; the MCP server still finds agent A's session
     assert store.get_session("cx").agent_pid == AGENT_A
     assert identity.agent_caller(store, None, [AGENT_A]).id == "cx"

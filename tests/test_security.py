@@ -26,7 +26,7 @@ from colony_tasks.errors import InvalidInput
 from colony_tasks.hooks import runner
 from colony_tasks.models import Lane
 from colony_tasks.store import Store, open_default
-from tests.hookrun import EXE, claude, codex, patch
+from tests.hookrun import EXE, claude, codex, patch, relay_status
 from tests.secret_corpus import CORPUS
 from tests.stress_util import hook_job, run_together
 
@@ -417,14 +417,18 @@ def test_hooks_create_a_private_store_under_umask_000(home: Path, repo: Path):
             env={**os.environ, "COLONY_TASKS_HOME": str(home)},
         )
         assert done.returncode == 0
-    # A hook process exits without closing its store (no checkpoint per hook), so the WAL and
-    # its index stay beside the database: private like it.
+    relay_status(home)  # the first hook started the relay: its files are there too
+    # The store, its WAL and index (kept open by the relay), the log, and the relay's lock,
+    # pid file and socket: all private.
     assert modes(home) == {
         ".": 0o700,
         "colony.db": 0o600,
         "colony.db-wal": 0o600,
         "colony.db-shm": 0o600,
         "hooks.log": 0o600,
+        "relay-local.lock": 0o600,
+        "relay-local.pid": 0o600,
+        "relay-local.sock": 0o600,
     }
 
 

@@ -15,7 +15,7 @@ from colony_tasks.store import open_store
 from colony_tasks.store.pg import translate
 from tests.gitutil import git
 from tests.hookrun import EXE, claude, codex, patch
-from tests.teamutil import Machine, context, make_machines, wait_for
+from tests.teamutil import Machine, context, make_machines, spool, wait_for
 
 # -- no server needed --------------------------------------------------------------------
 
@@ -293,9 +293,7 @@ def test_a_second_relay_for_the_same_store_exits_at_once(machines: list[Machine]
     with open(laptop.key_file("lock"), "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the running relay holds it
         env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
-        second = subprocess.run(
-            [sys.executable, "-m", "colony_tasks.team.daemon"], env=env, timeout=60
-        )
+        second = subprocess.run([sys.executable, "-m", "colony_tasks.relay"], env=env, timeout=60)
     assert second.returncode == 0
     assert not laptop.key_file("pid").exists()
     assert [p for p in laptop.home.iterdir() if p.suffix == ".sock"] == []
@@ -305,21 +303,22 @@ def test_a_second_relay_for_the_same_store_exits_at_once(machines: list[Machine]
 def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     machines: list[Machine], pg_url: str, monkeypatch: pytest.MonkeyPatch
 ):
-    from colony_tasks.team import daemon
+    from colony_tasks import events
+    from colony_tasks.relay.team import TeamRelay
     from colony_tasks.team.outbox import MAX_ATTEMPTS
 
-    def broken(store, payload, agent, pid=None):
-        raise RuntimeError("a bug in a handler")
+    def broken(store, event, tool):
+        raise RuntimeError("a bug in a use case")
 
     laptop = machines[0]
     monkeypatch.setenv("COLONY_TASKS_HOME", str(laptop.home))
-    monkeypatch.setitem(daemon.HANDLERS, "post-tool-use", broken)
-    relay = daemon.Relay(pg_url)
-    relay.outbox.put("bug", "post-tool-use", "claude", {"session_id": "s", "cwd": "/"})
+    monkeypatch.setattr(events, "after_tool", broken)
+    relay = TeamRelay(pg_url)
+    spool(relay.outbox, "bug", "post-tool-use", "claude", {"session_id": "s", "cwd": "/"})
     # Refused by the core (no session id): final, as a SQLite-mode hook logs it and goes on.
-    relay.outbox.put("refused", "session-start", "claude", {"session_id": "", "cwd": "/"})
+    spool(relay.outbox, "refused", "session-start", "claude", {"session_id": "", "cwd": "/"})
     good = claude("user-prompt-submit", "s", laptop.clone, prompt="still delivered")
-    relay.outbox.put("good", "user-prompt-submit", "claude", good, session_id="s")
+    spool(relay.outbox, "good", "user-prompt-submit", "claude", good)
     relay.flush()
     stuck = relay.outbox.stuck()
     assert [(s["event"], s["attempts"]) for s in stuck] == [("post-tool-use", MAX_ATTEMPTS)]

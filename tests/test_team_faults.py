@@ -17,12 +17,12 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from colony_tasks import actions, backend
 from colony_tasks.hooks import runner
+from colony_tasks.relay.team import TeamRelay
 from colony_tasks.store import open_store
-from colony_tasks.team import daemon
 from colony_tasks.team.outbox import Outbox
 from tests.hookrun import EXE, claude, codex
 from tests.secret_corpus import CORPUS
-from tests.teamutil import Machine, context, make_machines, wait_for
+from tests.teamutil import Machine, context, make_machines, spool, wait_for
 
 pytestmark = pytest.mark.postgres
 
@@ -97,13 +97,11 @@ def test_a_relay_killed_mid_flush_loses_nothing_and_applies_nothing_twice(
     for i in range(BACKLOG):
         payload = claude("user-prompt-submit", "s1", laptop.clone, prompt=f"backlog {i}")
         # The session's agent is this test process (it ran the SessionStart hook).
-        box.put(
-            f"k{i}", "user-prompt-submit", "claude", payload, session_id="s1", agent_pid=os.getpid()
-        )
+        spool(box, f"k{i}", "user-prompt-submit", "claude", payload, pid=os.getpid())
     box.close()
     # A relay starts (as a hook would start it) and flushes the backlog; kill -9 it part-way.
     relay = subprocess.Popen(
-        [sys.executable, "-m", "colony_tasks.team.daemon"],
+        [sys.executable, "-m", "colony_tasks.relay"],
         env={**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env},
     )
     # Polled on the local outbox (~1 ms), so the kill lands early in the flush.
@@ -126,14 +124,13 @@ def test_an_event_committed_before_a_crash_is_not_applied_again(
 ):
     laptop = machines[0]
     monkeypatch.setenv("COLONY_TASKS_HOME", str(laptop.home))
-    relay = daemon.Relay(pg_url)
+    relay = TeamRelay(pg_url)
     payload = claude("user-prompt-submit", "s1", laptop.clone, prompt="only once")
-    relay.outbox.put("key-1", "user-prompt-submit", "claude", payload, session_id="s1")
+    spooled = spool(relay.outbox, "row-1", "user-prompt-submit", "claude", payload)
     relay.flush()
     assert prompts(pg_url, "s1") == ["only once"]
     # The relay died after committing but before forgetting the row: it is still spooled.
-    relay.outbox.put("key-1-again", "user-prompt-submit", "claude", payload, session_id="s1")
-    relay.outbox.conn.execute("UPDATE outbox SET key = 'key-1' WHERE key = 'key-1-again'")
+    relay.outbox.put("row-1-again", "user-prompt-submit", "claude", spooled, session_id="s1")
     relay.flush()
     assert prompts(pg_url, "s1") == ["only once"] and relay.outbox.counts()["pending"] == 0
     relay.store.close()

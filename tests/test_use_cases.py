@@ -136,6 +136,7 @@ async def test_a_chain_turn_goes_through_actions_chain_pass_from_every_front_end
 
 
 def test_each_hook_event_calls_its_one_core_event_function(spy, world, monkeypatch, capsys):
+    monkeypatch.setenv("COLONY_TASKS_RELAY", "off")  # applied in this process, spies and all
     repo = str(world["repo"])
     base = {"session_id": "sess-h", "cwd": repo, "transcript_path": "/x/.claude/t.jsonl"}
     payloads = {

@@ -44,7 +44,8 @@ NO_FREE_TEXT = {
     "remove_work_waiter": "task id, session id",
     "take_work_item": "item id, session id",
     "set_session_key": "a random key (colony_tasks.identity)",
-    "first_sighting": "a hash of a hook payload and a time",
+    "claim_event": "a digest of a hook payload and a time",
+    "prune_event_keys": "a time",
     "set_edits_seen": "an observation id",
 }
 

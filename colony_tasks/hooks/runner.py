@@ -1,4 +1,12 @@
-"""``colony-tasks hook EVENT [--agent claude|codex]``: read one JSON payload, act, reply.
+"""``colony-tasks hook EVENT [--agent claude|codex]``: read one payload, have it applied, reply.
+
+The hook is a small client. It turns the agent's payload into the core's plain event values
+(:mod:`.payload`) and sends them to this user's relay (:mod:`colony_tasks.relay`), which
+applies them and answers with what the agent should see; this module renders that as the JSON
+both agents accept. When no relay answers in time the hook applies the event itself
+(:func:`colony_tasks.relay.apply.apply_here`) and, if none was running, starts one for the
+next hook; in team mode it spools the event for the relay instead (:mod:`colony_tasks.team`).
+``COLONY_TASKS_RELAY=off`` makes every hook apply its event itself.
 
 Fails open: whatever goes wrong (bad input, missing or locked database, read-only home, a bug)
 the hook exits 0 with nothing on stdout and appends one line to the hook log. It never exits 2,
@@ -7,30 +15,29 @@ which would block the user's prompt.
 
 from __future__ import annotations
 
-# `_signal` is the C module under `signal`, which wraps its constants in three enums at
-# import: ~3 M instructions on every hook for a timer set and cleared once.
-import _signal
 import json
+import os
 import sys
+from typing import Any
 
-from .. import backend, events, paths
-from ..redact import utf8_safe
-from ..store import open_local
-from .handlers import EVENT_NAMES, HANDLERS, acts, detect_agent
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from .. import backend, paths
+from ..relay import wire
+from .payload import EVENT_NAMES, detect_agent, request
 
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024
-DEADLINE_SECONDS = 8
+#: How long a hook may take in all (it applies its event itself past the relay's wait).
+DEADLINE_SECONDS = 8.0
+#: How long a hook waits for its relay's reply before applying the event itself (the relay's
+#: own work for an event is a few milliseconds; a busy store can make it wait).
+RELAY_WAIT = float(os.environ.get("COLONY_TASKS_RELAY_WAIT", "3"))
 # SessionEnd has the smallest budget of all: Claude's plugin hooks share 1.5 s (3 s when
 # installed in settings), Codex gives 1 s. An agent that kills the hook mid-way loses the
-# log line too; so it waits on a locked store only briefly and gives up on its own, well
-# inside the budget. A session it could not end stays open until `doctor --fix` (or the
-# next run's reaping) ends it as silent; its claims expire at their TTL meanwhile.
-SESSION_END_DEADLINE_SECONDS = 0.7
+# log line too; so it waits on its relay and then on a locked store only briefly and gives up
+# on its own, well inside the budget. A session it could not end stays open until `doctor
+# --fix` (or the next run's reaping) ends it as silent; its claims expire at their TTL.
+SESSION_END_RELAY_WAIT = 0.3
+SESSION_END_DEADLINE_SECONDS = 0.5
 SESSION_END_BUSY_MS = 250
 USAGE = "usage: colony-tasks hook EVENT [--agent claude|codex]"
 
@@ -41,10 +48,6 @@ class Deadline(Exception):
 
 def _on_alarm(signum: int, frame: Any) -> None:
     raise Deadline("hook exceeded its deadline")
-
-
-def deadline_for(event: str) -> float:
-    return SESSION_END_DEADLINE_SECONDS if event == "session-end" else DEADLINE_SECONDS
 
 
 def parse_args(args: list[str]) -> tuple[str, str | None]:
@@ -61,8 +64,10 @@ def parse_args(args: list[str]) -> tuple[str, str | None]:
     return event, agent
 
 
-def render(event: str, context: str | None, deny: str | None) -> dict[str, Any] | None:
+def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
     """The JSON both agents accept: only hookEventName, additionalContext, and a deny."""
+    context = reply.get("context") if reply else None
+    deny = reply.get("deny") if reply else None
     if event in ("stop", "session-end") or not (context or deny):
         return None
     specific: dict[str, Any] = {"hookEventName": EVENT_NAMES[event]}
@@ -74,56 +79,60 @@ def render(event: str, context: str | None, deny: str | None) -> dict[str, Any] 
     return {"hookSpecificOutput": specific}
 
 
-def utf8_safe_value(value: Any) -> Any:
-    """Replace lone surrogates in every string (Node's JSON.stringify emits them for a broken
-    emoji), so a prompt or edit is recorded instead of failing the hook."""
-    if isinstance(value, str):
-        return utf8_safe(value)
-    if isinstance(value, dict):
-        return {utf8_safe(str(k)): utf8_safe_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [utf8_safe_value(v) for v in value]
-    return value
+def relay_enabled() -> bool:
+    return os.environ.get("COLONY_TASKS_RELAY", "").strip().lower() not in ("0", "off", "no")
+
+
+def apply_in_process(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any]:
+    """Apply the event in this process, within the hook's deadline (a timer that interrupts
+    a store wait or a bug's loop; the event's transaction then rolls back)."""
+    import signal  # only here: a hook that reaches its relay never needs a timer
+
+    from ..relay.apply import apply_here
+
+    session_end = event == "session-end"
+    timer = hasattr(signal, "setitimer")
+    if timer:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        limit = SESSION_END_DEADLINE_SECONDS if session_end else DEADLINE_SECONDS
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return apply_here(
+            req, busy_timeout_ms=SESSION_END_BUSY_MS if session_end else None, close=not exiting
+        )
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def deliver(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any] | None:
+    """Have the event applied: by the relay, else here (or spooled, in team mode)."""
+    url = backend.store_url()
+    if url:
+        # Team mode: no database driver in this process; the relay applies the spooled event.
+        from ..team import client as team_client
+
+        return team_client.handle(url, req)
+    if relay_enabled():
+        wait = SESSION_END_RELAY_WAIT if event == "session-end" else RELAY_WAIT
+        reply = wire.request_once(wire.LOCAL_KEY, req, wait, start=True)
+        if reply is not None and not reply.get("retire"):
+            return reply if "error" not in reply else None  # the relay logged why
+    return apply_in_process(event, req, exiting=exiting)
 
 
 def handle(
     event: str, agent: str | None, raw: bytes, *, exiting: bool = False
 ) -> dict[str, Any] | None:
-    """Act on one payload. ``exiting``: the process ends right after (``os._exit``), so the
-    store is left for the exit to drop instead of closed: closing the last connection to a
-    SQLite database checkpoints its WAL into the database file, a write and an fsync on every
-    hook for what a later commit's automatic checkpoint does for many hooks at once. Every
-    transaction has committed by then; nothing is lost."""
-    handler = HANDLERS.get(event)
-    if handler is None:
+    """Act on one payload; the agent's JSON output, or None. ``exiting``: the process ends
+    right after (``os._exit``), so an in-process store is left for the exit to drop."""
+    if event not in EVENT_NAMES:
         raise ValueError(f"unknown hook event {event!r}; {USAGE}")
     payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
-    payload = utf8_safe_value(payload)
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
-    if not acts(event, payload):
-        return None
-    url = backend.store_url()
-    if url:
-        # Team mode: no driver in this process; the local relay applies the event. Imported
-        # here: the socket client would cost every SQLite-mode hook ~2.5 ms.
-        from ..team import client as relay_client
-
-        reply = relay_client.handle(url, event, kind, payload) or {}
-        return render(event, reply.get("context"), reply.get("deny"))
-    if event == "session-end":
-        store = open_local(busy_timeout_ms=SESSION_END_BUSY_MS)
-    else:
-        store = open_local()
-    try:
-        if event in events.DEDUPED and not events.first_time(store, event, raw):
-            return None  # the same hook installed twice: the first one acts
-        result = handler(store, payload, kind)
-    finally:
-        if not exiting:
-            store.close()
-    return render(event, result.context, result.deny)
+    return render(event, deliver(event, request(event, kind, payload, raw), exiting=exiting))
 
 
 def run(args: list[str], *, exiting: bool = False) -> int:
@@ -131,9 +140,6 @@ def run(args: list[str], *, exiting: bool = False) -> int:
     event, agent = parse_args(args)
     output: dict[str, Any] | None = None
     try:
-        if hasattr(_signal, "setitimer"):
-            _signal.signal(_signal.SIGALRM, _on_alarm)
-            _signal.setitimer(_signal.ITIMER_REAL, deadline_for(event))
         raw = sys.stdin.buffer.read(MAX_STDIN + 1) if sys.stdin else b""
         if len(raw) > MAX_STDIN:
             raise ValueError(f"{event}: payload larger than {MAX_STDIN} bytes ignored")
@@ -145,9 +151,6 @@ def run(args: list[str], *, exiting: bool = False) -> int:
             f"hook {event or '?'} failed: {type(error).__name__}: {backend.redact_url(str(error))}"
         )
         output = None
-    finally:
-        if hasattr(_signal, "setitimer"):
-            _signal.setitimer(_signal.ITIMER_REAL, 0)
     if output is not None:
         try:
             sys.stdout.write(json.dumps(output, ensure_ascii=False))

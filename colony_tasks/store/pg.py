@@ -476,20 +476,6 @@ class PgStore(Store):
         )
         return {r[0]: (int(r[1]), bytes(r[2])) for r in rows}
 
-    # -- team mode -------------------------------------------------------------------------
-
-    def claim_event_key(self, key: str) -> bool:
-        """Record a relayed event's idempotency key; False when it was applied before (call
-        inside the transaction that applies the event, so both commit or neither does)."""
-        cursor = self._run(
-            "INSERT OR IGNORE INTO applied_events(key, applied_at) VALUES (?, ?)",
-            (key, self.now()),
-        )
-        return cursor.rowcount == 1
-
-    def prune_event_keys(self, older_than: float) -> int:
-        return self._run("DELETE FROM applied_events WHERE applied_at < ?", (older_than,)).rowcount
-
 
 def is_connection_error(error: BaseException) -> bool:
     """True for errors that mean "the server is away" rather than "this statement failed"."""

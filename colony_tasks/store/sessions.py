@@ -127,27 +127,29 @@ class SessionsMixin(StoreBase):
             "INSERT OR IGNORE INTO session_keys(session_id, key) VALUES (?, ?)", (session_id, key)
         )
 
-    def first_sighting(self, fingerprint: str, window: float) -> bool:
-        """Record a hook payload's fingerprint; False when it was seen within ``window`` s.
-
-        Each statement is atomic on its own (no BEGIN/COMMIT pair on every hook): of two
-        hooks racing on one fingerprint exactly one inserts it; a fingerprint seen longer ago
-        than ``window`` is taken over by one update. Old rows are pruned now and then.
+    def claim_event(self, key: str, at: float, window: float) -> bool:
+        """Record that the event with idempotency ``key``, sent at ``at``, is being applied;
+        False when the same key was sent within ``window`` seconds of ``at`` (the same event
+        again: a hook installed twice, or a client that fell back after its relay had already
+        applied it). Call it inside the transaction that applies the event, so both commit or
+        neither does. A key sent again later than that is a new event (the agent repeated
+        itself byte for byte) and takes the row over.
         """
-        now = self.now()
         cursor = self._run(
-            "INSERT OR IGNORE INTO hook_events(fingerprint, seen_at) VALUES (?, ?)",
-            (fingerprint, now),
+            "INSERT OR IGNORE INTO hook_events(fingerprint, seen_at) VALUES (?, ?)", (key, at)
         )
         if cursor.rowcount == 1:
-            if hash(fingerprint) % 16 == 0:
-                self._run("DELETE FROM hook_events WHERE seen_at < ?", (now - window,))
             return True
         cursor = self._run(
-            "UPDATE hook_events SET seen_at = ? WHERE fingerprint = ? AND seen_at < ?",
-            (now, fingerprint, now - window),
+            "UPDATE hook_events SET seen_at = ? WHERE fingerprint = ? AND ABS(seen_at - ?) > ?",
+            (at, key, at, window),
         )
         return cursor.rowcount == 1
+
+    def prune_event_keys(self, older_than: float) -> int:
+        """Forget idempotency keys sent before ``older_than`` (the relay does it now and then:
+        a key must outlive any replay of its event, e.g. from team mode's outbox)."""
+        return self._run("DELETE FROM hook_events WHERE seen_at < ?", (older_than,)).rowcount
 
     def end_session(self, session_id: str) -> None:
         now = self.now()

@@ -8,7 +8,7 @@ import signal
 import time
 
 from .. import backend
-from .client import pid_path, socket_path
+from ..relay.wire import pid_path, socket_path
 from .outbox import Outbox, outbox_path
 
 TYPE_CHECKING = False

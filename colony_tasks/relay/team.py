@@ -1,43 +1,29 @@
-"""The relay: one long-lived process per user and team store, holding the PostgreSQL connection.
+"""Team mode's relay: the spooled outbox applied in order on the team's PostgreSQL store.
 
-Started on demand by the first hook that finds no relay (``python -m
-colony_tasks.team.daemon``, detached, its own session). It holds an exclusive lock on
-``relay-<key>.lock`` (a second relay exits at once), writes ``relay-<key>.pid``, listens on a
-0600 unix socket (only its own uid may talk to it), and exits after
-:data:`IDLE_EXIT` seconds without requests once its outbox is empty.
-
-One worker thread applies the outbox in order. Each event runs the same core use case a
-SQLite-mode hook runs, inside one transaction together with its idempotency key: a relay
-killed at any point never applies an event twice and never loses one. When the server is away
-it backs off (0.2 s doubling to 10 s) and answers hooks at once; each session is told once
-that the team store is unreachable and once that it is back.
+Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.team.client`),
+so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
+order, each event in one transaction together with its idempotency key
+(:func:`colony_tasks.relay.apply.apply`): a relay killed at any point never applies an event
+twice and never loses one. When the server is away it backs off (0.2 s doubling to 10 s) and
+answers hooks at once; each session is told once that the team store is unreachable and once
+that it is back.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
-import signal
-import socket
-import struct
 import threading
 import time
+from typing import Any
 
-from .. import backend, events, paths
+from .. import backend, paths
 from ..errors import ColonyError
-from ..hooks.handlers import HANDLERS
 from ..redact import redact
 from ..store.pg import PgStore, is_connection_error
-from .client import lock_path, pid_path, socket_path
-from .outbox import Outbox, outbox_path
+from ..team.outbox import Outbox, outbox_path
+from . import apply as apply_mod
+from .server import KEEP_KEYS, PRUNE_EVERY, SERVE_WAIT, Relay
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
-SERVE_WAIT = 5.0
 #: An event in flight for longer than this means the server is slow or hung: hooks waiting on
 #: the relay get an empty answer at once (their events stay spooled and are applied later).
 SLOW_EVENT = 0.2
@@ -45,7 +31,6 @@ SLOW_EVENT = 0.2
 SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
-KEEP_KEYS = 7 * 24 * 3600
 CONTEXT_EVENTS = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
 
 DOWN_NOTICE = (
@@ -58,31 +43,47 @@ BACK_NOTICE = (
 )
 
 
-class Relay:
+class TeamRelay(Relay):
+    """The relay of one team store (see the module docstring)."""
+
+    backend = "postgresql"
+
     def __init__(self, url: str) -> None:
+        super().__init__(backend.store_key(url))
         self.url = url
-        self.key = backend.store_key(url)
         self.outbox = Outbox(outbox_path(self.key))
         self.store: PgStore | None = None
-        self.cond = threading.Condition()
         self.results: dict[int, tuple[float, dict[str, Any]]] = {}
         self.wake = False
-        self.stopping = False
         self.down = False
         self.retry_at = 0.0
         self.backoff = BACKOFF_FIRST
-        self.last_request = time.monotonic()
+        self.last_prune = time.time()
+        self.prune = False
+        self._search_store: PgStore | None = None
         self.busy_since: float | None = None
         self.busy_limit = SLOW_EVENT
+        self.worker = threading.Thread(target=self.work, name="relay-worker", daemon=True)
+
+    def start(self) -> None:
+        self.worker.start()
 
     # -- the worker: the outbox, in order --------------------------------------------------
 
+    def working(self) -> bool:
+        """The worker applies rows until the relay stops or retires (a relay of another
+        version must serve nothing more)."""
+        return not (self.stopping or self.retiring)
+
     def work(self) -> None:
-        while not self.stopping:
+        while self.working():
             with self.cond:
                 self.cond.wait_for(lambda: self.wake or self.stopping, timeout=self._nap())
                 self.wake = False
             try:
+                if self.prune and self.store is not None:
+                    self.prune = False
+                    self.store.prune_event_keys(time.time() - KEEP_KEYS)
                 self.flush()
             except Exception as error:  # noqa: BLE001 - the relay must outlive any one event
                 paths.log(f"relay: flush failed: {redact(backend.redact_url(repr(error)))}")
@@ -93,12 +94,17 @@ class Relay:
         return 1.0
 
     def flush(self) -> None:
-        while not self.stopping:
+        while self.working():
             rows = self.outbox.pending(100)
-            if not rows or not self._connect():
+            if not rows:
+                # Applied rows are zeroed (secure_delete); fold the WAL too, so no delivered
+                # event lingers in it.
+                self.outbox.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return
+            if not self._connect():
                 return
             for row in rows:
-                if not self._apply(row):
+                if not self.working() or not self._apply(row):
                     return
 
     def _connect(self) -> bool:
@@ -140,18 +146,18 @@ class Relay:
         """Apply one spooled event exactly once; False when the server went away."""
         store = self.store
         assert store is not None
-        handler = HANDLERS.get(row["event"])
         reply: dict[str, Any] = {}
         try:
-            if handler is not None:
-                payload = json.loads(row["payload"])
-                self.busy_since = time.monotonic()
-                with store.transaction():
-                    # The same hook installed twice spools one event twice: the first acts.
-                    first = events.first_time(store, row["event"], row["payload"].encode())
-                    if store.claim_event_key(row["key"]) and first:
-                        result = handler(store, payload, row["agent"], row["agent_pid"])
-                        reply = {"context": result.context, "deny": result.deny}
+            request = json.loads(row["payload"])
+            self.busy_since = time.monotonic()
+            with store.transaction():
+                reply = apply_mod.apply(store, request)
+        except apply_mod.BadRequest as error:
+            self.busy_since = None
+            paths.log(f"relay: event #{row['id']} dropped: {error}")
+            self.outbox.done(row["id"])
+            self._answer(row["id"], {})
+            return True
         except ColonyError as refused:
             # The core refused the event (e.g. a hook of another process for a session it does
             # not own): final, as a SQLite-mode hook logs it and carries on.
@@ -172,6 +178,7 @@ class Relay:
                 self._answer(row["id"], {})
             return True
         self.busy_since = None
+        self.served += 1
         self.outbox.done(row["id"])
         self._answer(row["id"], reply)
         return True
@@ -183,30 +190,6 @@ class Relay:
             for stale in [k for k, (at, _) in self.results.items() if now - at > 60]:
                 del self.results[stale]
             self.cond.notify_all()
-
-    # -- the socket: one request per connection --------------------------------------------
-
-    def serve(self, conn: socket.socket) -> None:
-        try:
-            creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-            if struct.unpack("3i", creds)[1] != os.getuid():
-                return
-            conn.settimeout(SERVE_WAIT)
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            request = json.loads(data)
-            reply = self.reply_for(
-                int(request["id"]), str(request.get("event", "")), str(request.get("session", ""))
-            )
-            conn.sendall(json.dumps(reply).encode() + b"\n")
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        finally:
-            conn.close()
 
     def reply_for(self, row_id: int, event: str, session: str) -> dict[str, Any]:
         """The rendered result of the hook's event once applied; while the server is away, the
@@ -235,73 +218,41 @@ class Relay:
             return {"context": DOWN_NOTICE}
         return {}
 
-    def idle(self) -> bool:
-        return (
-            time.monotonic() - self.last_request > IDLE_EXIT and not self.outbox.counts()["pending"]
+    def event(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A hook's spooled event: wait for its row's reply (see :meth:`reply_for`)."""
+        row_id = request.get("id")
+        if not isinstance(row_id, int):
+            return {"error": "team mode takes spooled events only"}
+        return self.reply_for(
+            row_id, str(request.get("event", "")), str(request.get("session") or "")
         )
 
-    def stop(self, *_: Any) -> None:
-        with self.cond:
-            self.stopping = True
-            self.cond.notify_all()
-
-
-def main() -> int:
-    url = backend.store_url()
-    if not url:
-        return 0
-    key = backend.store_key(url)
-    paths.ensure_home()
-    lock_fd = os.open(lock_path(key), os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return 0  # another relay serves this store
-    sock_file = socket_path(key)
-    with open(pid_path(key), "w", encoding="utf-8") as handle:
-        handle.write(f"{os.getpid()}\n")
-    os.chmod(pid_path(key), 0o600)
-    relay = Relay(url)
-    signal.signal(signal.SIGTERM, relay.stop)
-    signal.signal(signal.SIGINT, relay.stop)
-    if os.path.exists(sock_file):
-        os.unlink(sock_file)  # a dead relay's: we hold the lock, nobody else listens
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
-    try:
-        server.bind(sock_file)
-    finally:
-        os.umask(old_umask)
-    server.listen(128)
-    server.settimeout(1.0)
-    worker = threading.Thread(target=relay.work, name="relay-worker", daemon=True)
-    worker.start()
-    paths.log(f"relay {os.getpid()} serving {backend.redact_url(url)}")
-    try:
-        while not relay.stopping:
+    def search_store(self) -> PgStore | None:
+        if self._search_store is None:
             try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                if relay.idle():
-                    break
-                continue
-            except OSError:
-                continue
-            threading.Thread(target=relay.serve, args=(conn,), daemon=True).start()
-    finally:
-        relay.stop()
-        server.close()
-        for path in (sock_file, pid_path(key)):
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        worker.join(5)
-        if relay.store is not None:
-            relay.store.close()
-        paths.log(f"relay {os.getpid()} exited")
-    return 0
+                self._search_store = PgStore(self.url, timeout=CONNECT_TIMEOUT)
+            except Exception as error:  # noqa: BLE001
+                paths.log(f"relay: search could not reach the team store: {type(error).__name__}")
+                return None
+        return self._search_store
 
+    def idle(self) -> bool:
+        return super().idle() and not self.outbox.counts()["pending"]
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+    def tick(self) -> None:
+        if time.time() - self.last_prune > PRUNE_EVERY:
+            self.last_prune = time.time()
+            with self.cond:
+                self.prune = True
+                self.wake = True
+                self.cond.notify_all()
+
+    def close(self) -> None:
+        super().close()
+        self.stop()
+        if self.worker.is_alive():
+            self.worker.join(SERVE_WAIT)
+        if self.store is not None:
+            self.store.close()
+        if self._search_store is not None:
+            self._search_store.close()

@@ -1,19 +1,18 @@
-"""Reading hook payloads (which agent sent one, which tool it ran and on which files) and one
-handler per hook event: parse the payload, call the core's use case, return its result.
+"""Reading hook payloads: which agent sent one, which tool it ran and on which files, turned
+into the request a relay applies (the core's plain event values; see
+:mod:`colony_tasks.relay.apply`). No rule lives here: every decision is the core's.
 
-Every decision is in :mod:`colony_tasks.events`; these only translate the agent's payload.
+Standard library only, and no import of the core: a hook client that reaches its relay loads
+nothing else of colony-tasks.
 """
 
 from __future__ import annotations
 
-from .. import events
-from ..events import Event, Result, ToolUse
-from ..procs import agent_pid
-from ..store import Store
+import time
+from typing import Any
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from ..procs import agent_pid
+from ..relay.wire import event_key
 
 CLAUDE_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 CODEX_PATCH_TOOLS = frozenset({"apply_patch"})
@@ -88,77 +87,40 @@ def shell_command(tool_input: Any) -> str:
     return command if isinstance(command, str) else ""
 
 
-def tool_use(payload: dict[str, Any]) -> ToolUse:
-    """The payload's tool call in the core's terms (edit, shell or other)."""
+def tool_use(payload: dict[str, Any]) -> list[Any]:
+    """The payload's tool call as the core's ``ToolUse`` values
+    ``[name, action, paths, command, use_id]``, ``action`` being edit, shell or other."""
     name = text(payload, "tool_name")
     tool_input = payload.get("tool_input")
+    use_id = text(payload, "tool_use_id")
     if name in WRITE_TOOLS:
-        return ToolUse(name, "edit", tuple(tool_paths(name, tool_input)))
+        return [name, "edit", tool_paths(name, tool_input), "", use_id]
     if name in SHELL_TOOLS:
-        return ToolUse(name, "shell", (), shell_command(tool_input), text(payload, "tool_use_id"))
-    return ToolUse(name, "other")
+        return [name, "shell", [], shell_command(tool_input), use_id]
+    return [name, "other", [], "", use_id]
 
 
-def event_of(
-    payload: dict[str, Any], agent: str, pid: int | None = None, *, cheap: bool = True
-) -> Event:
-    """The event; ``pid`` is the agent's process when the hook ran elsewhere (team mode's
-    relay applies events that hook processes spooled), else this process's agent;
-    ``cheap=False`` where the session's owner is established or checked (SessionStart,
-    SessionEnd), which may cost a ``ps`` call off Linux."""
-    agent_process = pid or agent_pid(cheap=cheap)
-    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), agent_process)
+def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict[str, Any]:
+    """The relay request for one event: the event's values, its idempotency key and when it
+    was sent. SessionStart and SessionEnd establish or check who owns the session, so they
+    find the exact agent process (which may cost a ``ps`` call off Linux)."""
+    exact = event in ("session-start", "session-end")
+    found: dict[str, Any] = {
+        "op": "event",
+        "event": event,
+        "agent": agent,
+        "session": text(payload, "session_id"),
+        "cwd": text(payload, "cwd"),
+        "pid": agent_pid(cheap=not exact),
+        "key": event_key(event, raw),
+        "at": time.time(),
+    }
+    if event in ("pre-tool-use", "post-tool-use"):
+        found["tool"] = tool_use(payload)
+    elif event == "user-prompt-submit":
+        found["prompt"] = text(payload, "prompt")
+    return found
 
-
-def session_start(
-    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
-) -> Result:
-    return events.session_start(store, event_of(payload, agent, pid, cheap=False))
-
-
-def user_prompt_submit(
-    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
-) -> Result:
-    return events.prompt(store, event_of(payload, agent, pid), text(payload, "prompt"))
-
-
-def acts(event: str, payload: dict[str, Any]) -> bool:
-    """Whether the event needs the store at all: PreToolUse only checks edits and notes the
-    files a shell command may change (the store is not even opened, nor the event
-    fingerprinted, for any other tool)."""
-    return event != "pre-tool-use" or events.checks_before(tool_use(payload))
-
-
-def pre_tool_use(
-    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
-) -> Result:
-    return events.before_tool(store, event_of(payload, agent, pid), tool_use(payload))
-
-
-def post_tool_use(
-    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
-) -> Result:
-    return events.after_tool(store, event_of(payload, agent, pid), tool_use(payload))
-
-
-def stop(store: Store, payload: dict[str, Any], agent: str, pid: int | None = None) -> Result:
-    return events.stop(store, event_of(payload, agent, pid))
-
-
-def session_end(
-    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
-) -> Result:
-    return events.session_end(store, event_of(payload, agent, pid, cheap=False))
-
-
-HANDLERS = {
-    "session-start": session_start,
-    "user-prompt-submit": user_prompt_submit,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-    "stop": stop,
-    "session-end": session_end,
-}
 
 EVENT_NAMES = {
     "session-start": "SessionStart",

@@ -1,0 +1,122 @@
+"""Applying one hook event: the relay's work, and a hook's own when no relay answers.
+
+A request holds the core's plain event values (see :func:`event_values`); :func:`apply` runs
+the matching use case of :mod:`colony_tasks.events` and returns the reply the client renders:
+``{"context": ..., "deny": ...}``. Events the core marks for exactly-once delivery
+(:data:`colony_tasks.events.DEDUPED`) claim their idempotency key in the same transaction as
+their effects, so an event delivered twice — by a hook installed twice, or by a client that
+fell back after its relay died mid-event — acts once. Change *how an event is applied* here;
+change *what it does* in :mod:`colony_tasks.events`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import events
+from ..events import Event, Result, ToolUse
+from ..redact import utf8_safe
+from ..store import Store, open_local
+
+#: The events a client sends and the use case each one runs.
+EVENTS = (
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "stop",
+    "session-end",
+)
+
+
+class BadRequest(ValueError):
+    """A request that is not a well-formed event (a client of another shape, or garbage)."""
+
+
+def _text(request: dict[str, Any], key: str) -> str:
+    """A string field; lone surrogates (half an emoji from the agent's JSON) replaced, so the
+    event is recorded instead of failing its write."""
+    value = request.get(key)
+    return utf8_safe(value) if isinstance(value, str) else ""
+
+
+def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None, str]:
+    """The request's (event name, :class:`Event`, :class:`ToolUse` or None, prompt text);
+    raises :class:`BadRequest` for a malformed one."""
+    name = _text(request, "event")
+    if name not in EVENTS:
+        raise BadRequest(f"unknown event {name!r}")
+    pid = request.get("pid")
+    event = Event(
+        _text(request, "session"),
+        _text(request, "agent") or "claude",
+        _text(request, "cwd"),
+        pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+    )
+    tool = None
+    raw_tool = request.get("tool")
+    if raw_tool is not None:
+        if not isinstance(raw_tool, list) or len(raw_tool) != 5:
+            raise BadRequest("tool must be [name, action, paths, command, use_id]")
+        tool_name, action, tool_paths, command, use_id = raw_tool
+        if action not in ("edit", "shell", "other") or not isinstance(tool_paths, list):
+            raise BadRequest("malformed tool")
+        tool = ToolUse(
+            utf8_safe(str(tool_name)),
+            action,
+            tuple(utf8_safe(str(p)) for p in tool_paths),
+            utf8_safe(str(command or "")),
+            utf8_safe(str(use_id or "")),
+        )
+    if name in ("pre-tool-use", "post-tool-use") and tool is None:
+        raise BadRequest(f"{name} needs a tool")
+    return name, event, tool, _text(request, "prompt")
+
+
+def _run(store: Store, name: str, event: Event, tool: ToolUse | None, prompt: str) -> Result:
+    if name == "session-start":
+        return events.session_start(store, event)
+    if name == "user-prompt-submit":
+        return events.prompt(store, event, prompt)
+    if name == "pre-tool-use":
+        assert tool is not None
+        return events.before_tool(store, event, tool)
+    if name == "post-tool-use":
+        assert tool is not None
+        return events.after_tool(store, event, tool)
+    if name == "stop":
+        return events.stop(store, event)
+    return events.session_end(store, event)
+
+
+def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
+    """Apply one event request to ``store``; the reply for the client."""
+    name, event, tool, prompt = event_values(request)
+    if name not in events.DEDUPED:
+        result = _run(store, name, event, tool, prompt)
+    else:
+        key = _text(request, "key")
+        at = request.get("at")
+        when = float(at) if isinstance(at, int | float) else store.now()
+        with store.transaction():
+            if key and not store.claim_event(key, when, events.DUPLICATE_WINDOW_SECONDS):
+                return {}
+            result = _run(store, name, event, tool, prompt)
+    return {"context": result.context, "deny": result.deny}
+
+
+def apply_here(
+    request: dict[str, Any], *, busy_timeout_ms: int | None = None, close: bool = True
+) -> dict[str, Any]:
+    """Apply the event in this process on this user's SQLite store (no relay answered).
+
+    ``close=False`` when the process ends right after with ``os._exit``: closing the last
+    connection would checkpoint the WAL into the database (a write and an fsync) for what a
+    later commit's automatic checkpoint does for many hooks at once. Every transaction has
+    committed by then."""
+    store = open_local() if busy_timeout_ms is None else open_local(busy_timeout_ms=busy_timeout_ms)
+    try:
+        return apply(store, request)
+    finally:
+        if close:
+            store.close()

@@ -1,0 +1,350 @@
+"""The resident relay: one process per user and store, serving every hook.
+
+Started on demand by the first hook that finds none (``python -m colony_tasks.relay``,
+detached, its own session). It holds an exclusive lock on ``relay-<key>.lock`` (a second relay
+exits at once), writes ``relay-<key>.pid``, removes a dead relay's socket, listens on a 0600
+unix socket in a 0700 folder, refuses a peer of another uid, and exits after
+:data:`IDLE_EXIT` seconds without requests (in team mode, once its outbox is empty too).
+
+A request of another version than this process's makes it retire: it answers
+``{"retire": true}``, applies nothing more, finishes what is in flight and exits; the client
+handles its event itself and the next hook starts a relay of the new version.
+
+- **SQLite** (:class:`LocalRelay`): the store stays open; each request is applied at once in
+  its connection's thread (the store serialises writers) by :func:`.apply.apply`.
+- **Team** (:class:`TeamRelay`): hooks spool their event in the outbox first
+  (:mod:`colony_tasks.team.client`); one worker thread applies the outbox in order on the
+  PostgreSQL store, each event in one transaction with its idempotency key, and the hook's
+  request waits for its row's reply. When the server is away the worker backs off (0.2 s
+  doubling to 10 s) and hooks are answered at once; each session is told once that the team
+  store is unreachable and once that it is back.
+
+Both answer ``search`` requests from a warm searcher (the vector index stays loaded), so
+``colony-tasks search`` does not load the model and every vector per call.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+from .. import backend, paths
+from ..errors import ColonyError
+from ..redact import redact
+from ..store import Store, open_local
+from . import apply as apply_mod
+from . import wire
+
+IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
+SERVE_WAIT = 5.0
+PRUNE_EVERY = 3600.0
+#: How long an idempotency key is kept: longer than any replay of its event.
+KEEP_KEYS = 7 * 24 * 3600
+MAX_REQUEST = 4 * 1024 * 1024
+LOCK_WAIT = 3.0
+#: Linux's SO_PEERCRED / macOS's LOCAL_PEERCRED (level SOL_LOCAL = 0).
+LOCAL_PEERCRED = 0x001
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The uid of the process at the other end of a unix socket, or None where this platform
+    gives no way to ask (the 0700 folder and 0600 socket are then the only guard)."""
+    if hasattr(socket, "SO_PEERCRED"):
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        return int(struct.unpack("3i", creds)[1])
+    if sys.platform == "darwin":
+        # struct xucred: u_int cr_version; uid_t cr_uid; short cr_ngroups; gid_t cr_groups[16]
+        creds = conn.getsockopt(0, LOCAL_PEERCRED, struct.calcsize("IIh16I"))
+        return int(struct.unpack_from("II", creds)[1])
+    return None
+
+
+class Relay:
+    """What both backends share: the socket, versions, idleness and stopping."""
+
+    backend = "sqlite"
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.cond = threading.Condition()
+        self.stopping = False
+        self.retiring = False
+        self.in_flight = 0
+        self.served = 0
+        self.started = time.time()
+        self.last_request = time.monotonic()
+        self._searcher: Any = None
+        self._search_lock = threading.Lock()
+        self.listener: socket.socket | None = None
+        self.socket_file = ""
+
+    # -- the socket: one request per connection --------------------------------------------
+
+    def serve(self, conn: socket.socket) -> None:
+        with self.cond:
+            self.in_flight += 1
+            self.last_request = time.monotonic()
+        try:
+            uid = peer_uid(conn)
+            if uid is not None and uid != os.getuid():
+                paths.log(f"relay {os.getpid()}: refused a client of uid {uid}")
+                return
+            conn.settimeout(SERVE_WAIT)
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = conn.recv(1 << 16)
+                if not chunk or len(data) > MAX_REQUEST:
+                    return
+                data += chunk
+            request = json.loads(data)
+            reply = self.answer(request) if isinstance(request, dict) else {"error": "bad request"}
+            conn.sendall(json.dumps(reply).encode() + b"\n")
+        except (OSError, ValueError):
+            pass
+        finally:
+            conn.close()
+            with self.cond:
+                self.in_flight -= 1
+                self.cond.notify_all()
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("v") != wire.VERSION:
+            self.retire(str(request.get("v")))
+            return {"retire": True}
+        if self.retiring or self.stopping:
+            return {"retire": True}
+        op = request.get("op")
+        if op == "ping":
+            return self.status()
+        if op == "stop":
+            self.stop()
+            return {"stopping": True}
+        if op == "search":
+            return self.search(request)
+        return self.event(request)
+
+    def event(self, request: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "version": wire.VERSION,
+            "backend": self.backend,
+            "served": self.served,
+            "started": self.started,
+            "rss_kb": _rss_kb(),
+        }
+
+    def search_store(self) -> Store | None:
+        raise NotImplementedError
+
+    def search(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A search through the warm searcher (see :mod:`colony_tasks.search`)."""
+        from .. import actions
+        from .. import search as search_mod
+
+        store = self.search_store()
+        if store is None:
+            return {"error": "the store is unreachable"}
+        kinds = request.get("kinds")
+        task_id = request.get("task_id")
+        semantic = request.get("semantic")
+        with self._search_lock:
+            if self._searcher is None:
+                self._searcher = search_mod.Searcher(store)
+            hits = actions.search(
+                self._searcher,
+                str(request.get("query") or ""),
+                limit=int(request.get("limit") or 20),
+                task_id=task_id if isinstance(task_id, int) else None,
+                kinds=[str(k) for k in kinds] if isinstance(kinds, list) and kinds else None,
+                semantic=semantic if isinstance(semantic, bool) else None,
+            )
+            unavailable = self._searcher.unavailable
+        return {"hits": [h.to_dict() for h in hits], "unavailable": unavailable}
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def retire(self, client_version: str) -> None:
+        """A client of another version: apply nothing more and exit once idle."""
+        if not self.retiring:
+            paths.log(
+                f"relay {os.getpid()} ({wire.VERSION}) retires: a client of version"
+                f" {client_version[:40]} asked"
+            )
+        with self.cond:
+            first = not self.retiring
+            self.retiring = True
+            self.cond.notify_all()
+        if first and self.listener is not None:
+            # New clients find no socket (and start a relay of their version); the accept
+            # loop wakes up and ends.
+            try:
+                os.unlink(self.socket_file)
+            except OSError:
+                pass
+            try:
+                self.listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def stop(self, *_: Any) -> None:
+        with self.cond:
+            self.stopping = True
+            self.cond.notify_all()
+
+    def idle(self) -> bool:
+        return self.in_flight == 0 and time.monotonic() - self.last_request > IDLE_EXIT
+
+    def start(self) -> None:
+        """Start background work (team mode's outbox worker) once the socket is up."""
+
+    def tick(self) -> None:
+        """Called about once a second by the accept loop."""
+
+    def close(self) -> None:
+        """Wait (briefly) for the requests in flight, then let go of the store."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.in_flight == 0, timeout=SERVE_WAIT)
+
+
+class LocalRelay(Relay):
+    """This user's SQLite store, open for the relay's life."""
+
+    def __init__(self) -> None:
+        super().__init__(wire.LOCAL_KEY)
+        self.store = open_local()
+        self.last_prune = 0.0
+        self.tick()
+
+    def event(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            reply = apply_mod.apply(self.store, request)
+        except ColonyError as refused:
+            # The core refused the event (e.g. a hook of another process for a session it does
+            # not own): final, logged as a hook applying it itself would log it.
+            paths.log(f"relay: {request.get('event')} refused: {redact(str(refused))}")
+            return {"error": "refused"}
+        except Exception as error:  # noqa: BLE001 - the relay outlives any one event
+            paths.log(f"relay: {request.get('event')} failed: {type(error).__name__}: {error}")
+            return {"error": "failed"}
+        self.served += 1
+        return reply
+
+    def search_store(self) -> Store:
+        return self.store
+
+    def tick(self) -> None:
+        now = time.time()
+        if now - self.last_prune > PRUNE_EVERY:
+            self.last_prune = now
+            try:
+                self.store.prune_event_keys(now - KEEP_KEYS)
+            except Exception as error:  # noqa: BLE001
+                paths.log(f"relay: pruning event keys failed: {error}")
+
+    def close(self) -> None:
+        super().close()
+        self.store.close()
+
+
+def _rss_kb() -> int | None:
+    """This process's resident memory (Linux's /proc; None elsewhere)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def _lock(fd: int) -> bool:
+    """Take the relay lock; a relay that is retiring holds it until its requests in flight
+    are done, so wait for it briefly (a serving relay keeps it: give up then)."""
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return False
+            time.sleep(0.05)
+
+
+def _make(url: str | None) -> Relay:
+    if url:
+        from .team import TeamRelay
+
+        return TeamRelay(url)
+    return LocalRelay()
+
+
+def main() -> int:
+    url = backend.store_url()
+    key = backend.store_key(url) if url else wire.LOCAL_KEY
+    os.umask(0o077)  # whatever the umask of the hook that started it: every file private
+    home = paths.ensure_home()
+    os.chdir(home)  # hold no user folder (a worktree may be removed while the relay runs)
+    lock_fd = os.open(wire.lock_path(key), os.O_CREAT | os.O_RDWR, 0o600)
+    if not _lock(lock_fd):
+        return 0  # another relay serves this store
+    sock_file = wire.socket_path(key)
+    if os.path.dirname(sock_file) != home:
+        paths.private_dir(os.path.dirname(sock_file))
+    relay = _make(url)
+    signal.signal(signal.SIGTERM, relay.stop)
+    signal.signal(signal.SIGINT, relay.stop)
+    if os.path.lexists(sock_file):
+        os.unlink(sock_file)  # a dead relay's: we hold the lock, nobody else listens
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o177)
+    try:
+        server.bind(sock_file)
+    finally:
+        os.umask(old_umask)
+    server.listen(128)
+    server.settimeout(1.0)
+    relay.listener, relay.socket_file = server, sock_file
+    with open(wire.pid_path(key), "w", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()}\n")
+    os.chmod(wire.pid_path(key), 0o600)
+    relay.start()
+    paths.log(f"relay {os.getpid()} ({wire.VERSION}) serving {relay.backend} store")
+    try:
+        while not (relay.stopping or relay.retiring):
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                relay.tick()
+                if relay.idle():
+                    break
+                continue
+            except OSError:
+                if relay.retiring:
+                    break
+                continue
+            threading.Thread(target=relay.serve, args=(conn,), daemon=True).start()
+    finally:
+        server.close()
+        for path in (sock_file, wire.pid_path(key)):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        relay.stop()
+        relay.close()
+        paths.log(f"relay {os.getpid()} exited")
+    return 0

@@ -1,0 +1,119 @@
+"""The relay's wire: where its socket lives, how a client asks it, how one is started.
+
+One request per connection: a JSON object on one line, answered by one JSON line. Every
+request carries ``v``, the client's version: a relay of another version retires (finishes what
+it has in flight and exits) and answers ``{"retire": true}``, so nothing is served by old code
+after an upgrade.
+
+The socket is ``relay-<key>.sock`` in the data folder (0700), or, when that path is too long
+for a unix socket, in this user's private folder under the temp folder (0700, checked). It is
+created 0600 and the relay also checks the peer's uid. Standard library only: every hook
+client imports this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+import zlib
+from typing import Any
+
+from .. import __version__, paths
+
+VERSION = __version__
+#: The key of this user's SQLite store (one per data folder); a team store's is
+#: :func:`colony_tasks.backend.store_key` of its URL.
+LOCAL_KEY = "local"
+MAX_SOCKET_PATH = 100
+MAX_REPLY = 16 * 1024 * 1024
+
+
+class NoRelay(Exception):
+    """Nothing listens on the relay's socket (never started, exited, killed), or this user
+    may not reach it."""
+
+
+def socket_path(store_key: str) -> str:
+    """Where the relay for ``store_key`` listens (see the module docstring)."""
+    candidate = os.path.join(paths.home(), f"relay-{store_key}.sock")
+    if len(candidate.encode()) <= MAX_SOCKET_PATH:
+        return candidate
+    digest = f"{zlib.crc32(candidate.encode()):08x}"
+    return os.path.join(paths.fallback_dir(), f"relay-{digest}.sock")
+
+
+def lock_path(store_key: str) -> str:
+    return os.path.join(paths.home(), f"relay-{store_key}.lock")
+
+
+def pid_path(store_key: str) -> str:
+    return os.path.join(paths.home(), f"relay-{store_key}.pid")
+
+
+def event_key(event: str, raw: bytes) -> str:
+    """The idempotency key of one hook event: its name and a digest of the agent's exact
+    bytes. Both agents put a fresh id in every payload they mean to be distinct (Claude's
+    ``prompt_id`` and ``tool_use_id``, Codex's ``turn_id`` and ``tool_use_id``), so the same
+    key twice means the same event: delivered twice by a hook installed twice, or applied by a
+    relay that died before it could answer."""
+    return f"{event}:{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
+
+
+def ask(path: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """Send one request and return the reply; None when none came within ``timeout`` (the
+    relay is slow, or died mid-request). Raises :class:`NoRelay` when nothing listens."""
+    deadline = time.monotonic() + timeout
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(max(timeout, 0.001))
+        try:
+            sock.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError, PermissionError) as error:
+            raise NoRelay(str(error)) from None
+        # ASCII JSON: a lone surrogate (half an emoji in the agent's payload) travels as an escape.
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n") and len(data) <= MAX_REPLY:
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        reply = json.loads(data) if data.endswith(b"\n") else None
+        return reply if isinstance(reply, dict) else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+
+
+def spawn() -> None:
+    """Start a relay for this user's store, detached (its own session, stdio on /dev/null).
+    One started by a concurrent client as well exits at once: the first holds the lock."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-m", "colony_tasks.relay"],
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)],
+            setsid=True,
+        )
+    finally:
+        os.close(devnull)
+
+
+def request_once(
+    store_key: str, request: dict[str, Any], timeout: float, *, start: bool = False
+) -> dict[str, Any] | None:
+    """Ask this user's relay for ``store_key``; None when there is none (starting one first
+    when ``start``, for the next caller) or it did not answer in time."""
+    try:
+        return ask(socket_path(store_key), {"v": VERSION, **request}, timeout)
+    except NoRelay:
+        if start:
+            spawn()
+        return None
