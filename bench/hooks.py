@@ -1,23 +1,34 @@
-"""Whole-process wall time of every hook event against a same-run baseline.
+"""Whole-process wall time of every hook event against a same-run baseline, warm and cold.
 
     python bench/hooks.py [--n 40] [--sizes 1000,1000000]
 
 Each sample runs the installed ``colony-tasks hook EVENT`` as a new process with a realistic
 payload, exactly as Claude Code does (a fresh prompt or tool-use id every time, so no sample
 is taken for a repeat of the one before); the baseline is bench/baseline_hook.py (stdin JSON + one
-WAL insert). Candidates run interleaved so machine noise hits them alike. The store is seeded
-with 1k and with 1M observations in the lane task to show whether a hook grows with history.
-Besides one event of each kind, two edits of a file covered by another session's *glob* claim
-(the case that once imported pathspec) and SessionEnd of a session holding claims are timed.
-Results go to bench/results/hooks.json; bench/check.py turns them into the latency gate.
+WAL insert) and the floor is ``python -I -S -c pass`` (an interpreter that does nothing).
+Candidates run interleaved so machine noise hits them alike. The store is seeded with 1k and
+with 1M observations in the lane task to show whether a hook grows with history. Besides one
+event of each kind, two edits of a file covered by another session's *glob* claim and
+SessionEnd of a session holding claims are timed.
+
+- **warm**: the relay is running (the usual case): the hook is a client of it.
+- **cold**: no relay answers: the hook applies the event itself on a copy of the same store
+  and starts a relay (which finds the copy's relay lock held by this benchmark and exits).
+
+Each hook process's own CPU time (user + system) is recorded beside its wall time. Results go
+to bench/results/hooks.json; bench/check.py turns them into the latency gate.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import fcntl
 import json
 import os
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,6 +59,8 @@ GATED = (
     "stop",
     "session-end",
 )
+COLD = " (cold)"
+FLOOR = "floor (python -I -S -c pass)"
 WORDS = "retry backoff auth middleware viewer schema migration cache index token parser".split()
 
 
@@ -176,12 +189,24 @@ def event_of(name: str) -> str:
     return name.split(" (")[0]
 
 
-def runner(args: list[str], data: bytes | Callable[[], bytes], env: dict[str, str]):
+CPU: dict[str, list[float]] = {}
+BUDGETS: dict[int, dict] = {}
+
+
+def runner(
+    name: str, args: list[str], data: bytes | Callable[[], bytes], env: dict[str, str]
+) -> Callable[[], None]:
+    """One candidate: runs the process and records its CPU time (user + system) in CPU."""
+
     def call() -> None:
         payload = data() if callable(data) else data
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         result = subprocess.run(args, input=payload, capture_output=True, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if result.returncode != 0:
             raise SystemExit(f"{args} exited {result.returncode}: {result.stderr[-500:]!r}")
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        CPU.setdefault(name, []).append(used)
 
     return call
 
@@ -193,62 +218,128 @@ def measure(size: int, n: int) -> list[_stats.Stat]:
     repo = git_repo(root)
     _stats.log(f"seeding {size} observations")
     seed(home, repo, size)
+    # The cold candidates run on a copy of the same store whose relay lock this process holds:
+    # no relay ever answers there, as for the first hook after a relay exited.
+    cold_home = root / "cold-home"
+    cold_home.mkdir(mode=0o700)
+    for suffix in ("", "-wal", "-shm"):
+        if (home / f"colony.db{suffix}").exists():
+            shutil.copy2(home / f"colony.db{suffix}", cold_home / f"colony.db{suffix}")
+    lock = open(cold_home / "relay-local.lock", "w")  # noqa: SIM115 - held for the whole run
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     env = {**os.environ, "COLONY_TASKS_HOME": str(home)}
+    cold_env = {**os.environ, "COLONY_TASKS_HOME": str(cold_home)}
+    prompt = json.dumps(payloads(repo)["user-prompt-submit"]).encode()
     fns = {
-        "baseline": runner(
-            [sys.executable, str(BASELINE)],
-            json.dumps(payloads(repo)["user-prompt-submit"]).encode(),
-            env,
-        )
+        "baseline": runner("baseline", [sys.executable, str(BASELINE)], prompt, env),
+        FLOOR: runner(FLOOR, [sys.executable, "-I", "-S", "-c", "pass"], b"", env),
     }
     ids = iter(range(10**9))
     for name, payload in payloads(repo).items():
-        fns[name] = runner(
-            [str(EXE), "hook", event_of(name), "--agent", "claude"],
-            fresh(name, payload, ids),
-            env,
-        )
-    store = Store(home / "colony.db")
+        args = [str(EXE), "hook", event_of(name), "--agent", "claude"]
+        fns[name] = runner(name, args, fresh(name, payload, ids), env)
+        fns[name + COLD] = runner(name + COLD, args, fresh(name, payload, ids), cold_env)
+    stores = [Store(home / "colony.db"), Store(cold_home / "colony.db")]
     counter = iter(range(10**9))
-    ending: deque[str] = deque()
+    ending: list[deque[str]] = [deque(), deque()]
 
     def prepare_end() -> None:  # a live session holding two claims, for SessionEnd to end
-        sid = f"bench-ending-{next(counter)}"
-        sessions.register(store, sid, agent="claude", cwd=str(repo))
-        actions.claim(store, sid, ["src/ending.py", "tests/**"])
-        ending.append(sid)
+        for store, queue in zip(stores, ending, strict=True):
+            sid = f"bench-ending-{next(counter)}"
+            sessions.register(store, sid, agent="claude", cwd=str(repo))
+            actions.claim(store, sid, ["src/ending.py", "tests/**"])
+            queue.append(sid)
 
-    def end_payload() -> bytes:
-        sid = ending.popleft()
-        return json.dumps(
-            {"session_id": sid, "cwd": str(repo), "hook_event_name": "SessionEnd", "reason": "exit"}
-        ).encode()
+    def end_payload(queue: deque[str]) -> Callable[[], bytes]:
+        def make() -> bytes:
+            sid = queue.popleft()
+            return json.dumps(
+                {"session_id": sid, "cwd": str(repo), "hook_event_name": "SessionEnd"}
+            ).encode()
 
-    fns["session-end"] = runner(
-        [str(EXE), "hook", "session-end", "--agent", "claude"], end_payload, env
+        return make
+
+    end_args = [str(EXE), "hook", "session-end", "--agent", "claude"]
+    fns["session-end"] = runner("session-end", end_args, end_payload(ending[0]), env)
+    fns["session-end" + COLD] = runner(
+        "session-end" + COLD, end_args, end_payload(ending[1]), cold_env
     )
 
     def between() -> None:  # a new message from the other agent for each prompt to deliver
-        actions.post(store, "bench-codex", f"progress note {next(counter)}")
+        for store in stores:
+            actions.post(store, "bench-codex", f"progress note {next(counter)}")
+            # The sessions SessionStart began leave again, as agents do: the lane keeps its two
+            # bench sessions instead of gaining a live participant (and a briefing line) a round.
+            for row in store.conn.execute(
+                "SELECT id FROM sessions WHERE id LIKE 'bench-start-%' AND ended_at IS NULL"
+            ).fetchall():
+                sessions.end_session(store, row[0])
         prepare_end()
-        # The sessions SessionStart began leave again, as agents do: the lane keeps its two
-        # bench sessions instead of gaining a live participant (and a briefing line) per round.
-        for row in store.conn.execute(
-            "SELECT id FROM sessions WHERE id LIKE 'bench-start-%' AND ended_at IS NULL"
-        ).fetchall():
-            sessions.end_session(store, row[0])
 
     warmup = 2
     for _ in range(warmup + 1):
         prepare_end()
     _stats.log(f"timing {n} interleaved rounds at {size}")
+    CPU.clear()
     samples = _stats.time_interleaved(fns, n, warmup=warmup, between=between)
-    store.close()
+    for store in stores:
+        store.close()
+    BUDGETS[size] = client_budget(env, repo)
+    stop_relay(env)
+    lock.close()
     base = _stats.stat(f"baseline (stdin JSON + 1 WAL insert) @{size}", samples["baseline"])
     out = [base]
-    for name in [*payloads(repo), "session-end"]:
-        out.append(_stats.compare(_stats.stat(f"{name} @{size}", samples[name]), base, "baseline"))
+    for name in [FLOOR, *payloads(repo), "session-end"]:
+        for variant in ("", COLD) if name != FLOOR else ("",):
+            key = name + variant
+            cpu = statistics.median(CPU[key][warmup:]) * 1000
+            row = _stats.stat(f"{key} @{size}", samples[key], note=f"cpu {cpu:.1f} ms")
+            out.append(_stats.compare(row, base, "baseline"))
     return out
+
+
+def relay_status(env: dict[str, str]) -> dict:
+    from colony_tasks.relay import wire
+
+    path = str(Path(env["COLONY_TASKS_HOME"]) / f"relay-{wire.LOCAL_KEY}.sock")
+    return wire.ask(path, {"v": wire.VERSION, "op": "ping"}, 5.0) or {}
+
+
+def client_budget(env: dict[str, str], repo: Path) -> dict:
+    """What one warm hook client loads (``-X importtime``: every module it imports, the
+    interpreter's own startup included), and the relay's mean work per event so far."""
+    payload = {**payloads(repo)["user-prompt-submit"], "prompt_id": "budget-probe"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", str(EXE), "hook", "user-prompt-submit"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    modules = [
+        line.split("|")[-1].strip()
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line and "imported package" not in line
+    ]
+    status = relay_status(env)
+    return {
+        "client_modules": len(modules),
+        "client_colony_modules": sorted(m.strip() for m in modules if "colony_tasks" in m),
+        "relay_events": status.get("served"),
+        "relay_work_us_per_event": round(
+            1e6 * status.get("work_seconds", 0) / max(status.get("served") or 1, 1), 1
+        ),
+        "relay_rss_kb": status.get("rss_kb"),
+    }
+
+
+def stop_relay(env: dict[str, str]) -> None:
+    """End the relay the warm candidates started (it would exit when idle anyway)."""
+    pid_file = Path(env["COLONY_TASKS_HOME"]) / "relay-local.pid"
+    try:
+        os.kill(int(pid_file.read_text()), 15)
+    except (OSError, ValueError):
+        pass
 
 
 def main() -> int:
@@ -271,7 +362,8 @@ def main() -> int:
     if len(sizes) > 1:
         small, large = sizes[0], sizes[-1]
         by_name = {s.name: s for s in results}
-        for event in ["baseline (stdin JSON + 1 WAL insert)", *payloads(Path("/x")), "session-end"]:
+        names = ["baseline (stdin JSON + 1 WAL insert)", *payloads(Path("/x")), "session-end"]
+        for event in names:
             a, b = by_name[f"{event} @{small}"], by_name[f"{event} @{large}"]
             growth.append(
                 _stats.compare(
@@ -289,6 +381,8 @@ def main() -> int:
                 )
             )
     print(_stats.format_table(results + growth, title="hook wall time per process"))
+    for size, budget in BUDGETS.items():
+        print(f"@{size}: {json.dumps(budget)}")
     _stats.write_json(
         HERE / "results" / "hooks.json",
         {
@@ -298,6 +392,7 @@ def main() -> int:
             "gated": list(GATED),
             "results": [s.to_dict() for s in results],
             "growth": [s.to_dict() for s in growth],
+            "budgets": BUDGETS,
         },
     )
     return 0

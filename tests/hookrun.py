@@ -69,7 +69,8 @@ def relay_status(home: Path, timeout: float = 10.0) -> dict[str, Any]:
         if reply and "pid" in reply:
             return reply
         if time.monotonic() > deadline:
-            raise AssertionError(f"no relay answered under {home} within {timeout}s")
+            found = sorted(p.name for p in home.iterdir()) if home.exists() else None
+            raise AssertionError(f"no relay answered under {home} within {timeout}s: {found}")
         time.sleep(0.01)
 
 

@@ -18,11 +18,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
 
 from .. import backend, paths
 from ..relay import wire
 from .payload import EVENT_NAMES, detect_agent, request
+
+# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/style.md.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024

@@ -1,6 +1,50 @@
-"""``python -m colony_tasks.relay``: run this user's relay for the configured store (hooks
-start it on demand; see :mod:`colony_tasks.relay.server`)."""
+"""``python -m colony_tasks.relay``: run this user's relay for the configured store.
 
-from .server import main
+Hooks start it on demand. It takes the relay lock before importing the server, so a relay
+started by a concurrent hook as well (which finds the lock held) costs little and exits.
+"""
 
-raise SystemExit(main())
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+
+from .. import backend, paths
+from . import wire
+
+#: A retiring relay (another version's) holds the lock until its requests in flight are done:
+#: wait that long for it; a serving relay keeps it, and this one exits.
+LOCK_WAIT = 3.0
+
+
+def take_lock(key: str) -> int | None:
+    """The relay lock's descriptor, held for this process's life; None when another relay
+    kept it for :data:`LOCK_WAIT` seconds."""
+    fd = os.open(wire.lock_path(key), os.O_CREAT | os.O_RDWR, 0o600)
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
+
+
+def main() -> int:
+    os.umask(0o077)  # whatever the umask of the hook that started it: every file private
+    url = backend.store_url()
+    key = backend.store_key(url) if url else wire.LOCAL_KEY
+    os.chdir(paths.ensure_home())  # hold no user folder (a worktree may be removed meanwhile)
+    if take_lock(key) is None:
+        return 0  # another relay serves this store
+    from .server import serve
+
+    return serve(url, key)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

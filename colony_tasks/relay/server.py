@@ -25,7 +25,6 @@ Both answer ``search`` requests from a warm searcher (the vector index stays loa
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -36,7 +35,7 @@ import threading
 import time
 from typing import Any
 
-from .. import backend, paths
+from .. import paths
 from ..errors import ColonyError
 from ..redact import redact
 from ..store import Store, open_local
@@ -49,7 +48,6 @@ PRUNE_EVERY = 3600.0
 #: How long an idempotency key is kept: longer than any replay of its event.
 KEEP_KEYS = 7 * 24 * 3600
 MAX_REQUEST = 4 * 1024 * 1024
-LOCK_WAIT = 3.0
 #: Linux's SO_PEERCRED / macOS's LOCAL_PEERCRED (level SOL_LOCAL = 0).
 LOCAL_PEERCRED = 0x001
 
@@ -79,6 +77,7 @@ class Relay:
         self.retiring = False
         self.in_flight = 0
         self.served = 0
+        self.work_seconds = 0.0  # time spent applying events (for the benchmarks' budget)
         self.started = time.time()
         self.last_request = time.monotonic()
         self._searcher: Any = None
@@ -116,17 +115,18 @@ class Relay:
                 self.cond.notify_all()
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        if request.get("v") != wire.VERSION:
-            self.retire(str(request.get("v")))
-            return {"retire": True}
-        if self.retiring or self.stopping:
-            return {"retire": True}
         op = request.get("op")
+        # Asking after a relay (doctor, `colony-tasks relay`) or stopping it is any version's.
         if op == "ping":
             return self.status()
         if op == "stop":
             self.stop()
             return {"stopping": True}
+        if request.get("v") != wire.VERSION:
+            self.retire(str(request.get("v")))
+            return {"retire": True}
+        if self.retiring or self.stopping:
+            return {"retire": True}
         if op == "search":
             return self.search(request)
         return self.event(request)
@@ -140,6 +140,7 @@ class Relay:
             "version": wire.VERSION,
             "backend": self.backend,
             "served": self.served,
+            "work_seconds": self.work_seconds,
             "started": self.started,
             "rss_kb": _rss_kb(),
         }
@@ -227,6 +228,7 @@ class LocalRelay(Relay):
         self.tick()
 
     def event(self, request: dict[str, Any]) -> dict[str, Any]:
+        start = time.perf_counter()
         try:
             reply = apply_mod.apply(self.store, request)
         except ColonyError as refused:
@@ -237,6 +239,8 @@ class LocalRelay(Relay):
         except Exception as error:  # noqa: BLE001 - the relay outlives any one event
             paths.log(f"relay: {request.get('event')} failed: {type(error).__name__}: {error}")
             return {"error": "failed"}
+        finally:
+            self.work_seconds += time.perf_counter() - start
         self.served += 1
         return reply
 
@@ -269,21 +273,6 @@ def _rss_kb() -> int | None:
     return None
 
 
-def _lock(fd: int) -> bool:
-    """Take the relay lock; a relay that is retiring holds it until its requests in flight
-    are done, so wait for it briefly (a serving relay keeps it: give up then)."""
-    deadline = time.monotonic() + LOCK_WAIT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except OSError:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                return False
-            time.sleep(0.05)
-
-
 def _make(url: str | None) -> Relay:
     if url:
         from .team import TeamRelay
@@ -292,15 +281,10 @@ def _make(url: str | None) -> Relay:
     return LocalRelay()
 
 
-def main() -> int:
-    url = backend.store_url()
-    key = backend.store_key(url) if url else wire.LOCAL_KEY
-    os.umask(0o077)  # whatever the umask of the hook that started it: every file private
-    home = paths.ensure_home()
-    os.chdir(home)  # hold no user folder (a worktree may be removed while the relay runs)
-    lock_fd = os.open(wire.lock_path(key), os.O_CREAT | os.O_RDWR, 0o600)
-    if not _lock(lock_fd):
-        return 0  # another relay serves this store
+def serve(url: str | None, key: str) -> int:
+    """Serve until idle, stopped or retired; the caller holds the relay lock for ``key``
+    (see :mod:`colony_tasks.relay.__main__`)."""
+    home = paths.home()
     sock_file = wire.socket_path(key)
     if os.path.dirname(sock_file) != home:
         paths.private_dir(os.path.dirname(sock_file))
