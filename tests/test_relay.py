@@ -99,6 +99,37 @@ def test_an_event_applied_by_a_relay_that_died_before_answering_is_not_applied_a
     assert prompts(home) == ["once"]
 
 
+def test_cli_search_is_answered_by_the_relays_warm_index_with_the_same_hits(
+    home: Path, repo: Path
+):
+    from colony_tasks import actions, sessions
+    from colony_tasks.store import open_default
+
+    store = open_default()
+    try:
+        me = sessions.register(store, "s", agent="claude", cwd=str(repo)).session
+        for text in ("retry the webhook with backoff", "the parser drops tabs", "webhook auth"):
+            actions.post(store, me, text)
+    finally:
+        store.close()
+
+    def search() -> list:
+        done = subprocess.run(
+            [str(EXE), "search", "webhook", "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "COLONY_TASKS_HOME": str(home)},
+        )
+        return json.loads(done.stdout)
+
+    first = search()  # no relay yet: searched in its own process, and a relay started
+    assert relay_status(home)["searches"] == 0
+    second = search()
+    assert relay_status(home)["searches"] == 1
+    assert second == first and len(first) == 2  # both webhook posts, the same way
+
+
 # -- kill -9 under load ----------------------------------------------------------------------
 
 

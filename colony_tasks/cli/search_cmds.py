@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
-from .. import actions
+from .. import actions, backend
 from .. import search as search_mod
 from ..embeddings import BACKENDS
+from ..hits import Hit
+from ..relay import wire
 from ..render import ago
-from ..store import Store
+from ..store import Store, open_default
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
 
@@ -25,9 +27,7 @@ from .output import CONTEXT_SETTINGS, emit, json_option, with_store
     "vectors exist.",
 )
 @json_option
-@with_store
 def search(
-    store: Store,
     query: str,
     limit: int,
     task_id: int | None,
@@ -35,13 +35,35 @@ def search(
     semantic: bool | None,
     as_json: bool,
 ) -> None:
-    """Search everything agents did and said."""
-    searcher = search_mod.Searcher(store)
-    hits = actions.search(
-        searcher, query, limit=limit, task_id=task_id, kinds=list(kinds) or None, semantic=semantic
+    """Search everything agents did and said.
+
+    Answered by the relay's warm index when one runs (one is started for the next search
+    otherwise), so a search does not load the model and every vector each time."""
+    url = backend.store_url()
+    options = {"query": query, "limit": limit, "task_id": task_id, "kinds": list(kinds)}
+    found = wire.search(
+        backend.store_key(url) if url else wire.LOCAL_KEY, options | {"semantic": semantic}
     )
-    if searcher.unavailable:
-        click.echo(searcher.unavailable, err=True)
+    if found is not None:
+        hits = [Hit(**hit) for hit in found["hits"]]
+        unavailable = found.get("unavailable")
+    else:
+        store = open_default()
+        try:
+            searcher = search_mod.Searcher(store)
+            hits = actions.search(
+                searcher,
+                query,
+                limit=limit,
+                task_id=task_id,
+                kinds=list(kinds) or None,
+                semantic=semantic,
+            )
+            unavailable = searcher.unavailable
+        finally:
+            store.close()
+    if unavailable:
+        click.echo(unavailable, err=True)
 
     def render() -> str:
         if not hits:

@@ -83,10 +83,6 @@ def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"hookSpecificOutput": specific}
 
 
-def relay_enabled() -> bool:
-    return os.environ.get("COLONY_TASKS_RELAY", "").strip().lower() not in ("0", "off", "no")
-
-
 def apply_in_process(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any]:
     """Apply the event in this process, within the hook's deadline (a timer that interrupts
     a store wait or a bug's loop; the event's transaction then rolls back)."""
@@ -117,7 +113,7 @@ def deliver(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any]
         from ..team import client as team_client
 
         return team_client.handle(url, req)
-    if relay_enabled():
+    if wire.enabled():
         wait = SESSION_END_RELAY_WAIT if event == "session-end" else RELAY_WAIT
         reply = wire.request_once(wire.LOCAL_KEY, req, wait, start=True)
         if reply is not None and not reply.get("retire"):

@@ -77,6 +77,7 @@ class Relay:
         self.retiring = False
         self.in_flight = 0
         self.served = 0
+        self.searches = 0
         self.work_seconds = 0.0  # time spent applying events (for the benchmarks' budget)
         self.started = time.time()
         self.last_request = time.monotonic()
@@ -140,6 +141,7 @@ class Relay:
             "version": wire.VERSION,
             "backend": self.backend,
             "served": self.served,
+            "searches": self.searches,
             "work_seconds": self.work_seconds,
             "started": self.started,
             "rss_kb": _rss_kb(),
@@ -171,6 +173,7 @@ class Relay:
                 semantic=semantic if isinstance(semantic, bool) else None,
             )
             unavailable = self._searcher.unavailable
+            self.searches += 1
         return {"hits": [h.to_dict() for h in hits], "unavailable": unavailable}
 
     # -- lifecycle -------------------------------------------------------------------------

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 VERSION = __version__
+#: How long ``colony-tasks search`` waits for a relay's answer (its first search loads the
+#: vector index) before searching in its own process.
+SEARCH_WAIT = 30.0
 #: The key of this user's SQLite store (one per data folder); a team store's is
 #: :func:`colony_tasks.backend.store_key` of its URL.
 LOCAL_KEY = "local"
@@ -125,3 +128,20 @@ def request_once(
         if start:
             spawn()
         return None
+
+
+def enabled() -> bool:
+    """False when ``COLONY_TASKS_RELAY`` is off: every hook and search then runs in its own
+    process."""
+    return os.environ.get("COLONY_TASKS_RELAY", "").strip().lower() not in ("0", "off", "no")
+
+
+def search(store_key: str, options: dict[str, Any]) -> dict[str, Any] | None:
+    """A search answered by the relay's warm index (``{"hits": [...], "unavailable": ...}``),
+    or None: no relay (one is started for the next search), disabled, or no answer in time."""
+    if not enabled():
+        return None
+    reply = request_once(store_key, {"op": "search", **options}, SEARCH_WAIT, start=True)
+    if reply is None or "hits" not in reply:
+        return None
+    return reply
