@@ -99,9 +99,7 @@ def test_an_event_applied_by_a_relay_that_died_before_answering_is_not_applied_a
     assert prompts(home) == ["once"]
 
 
-def test_cli_search_is_answered_by_the_relays_warm_index_with_the_same_hits(
-    home: Path, repo: Path
-):
+def test_cli_search_is_answered_by_the_relays_warm_index_with_the_same_hits(home: Path, repo: Path):
     from colony_tasks import actions, sessions
     from colony_tasks.store import open_default
 

@@ -327,7 +327,7 @@ def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     relay.outbox.close()
     env = {**os.environ, "COLONY_TASKS_HOME": str(laptop.home), **laptop.env}
     doctor = subprocess.run([str(EXE), "doctor"], capture_output=True, text=True, env=env)
-    assert "1 stuck" in doctor.stdout and "a bug in a handler" in doctor.stdout
+    assert "1 stuck" in doctor.stdout and "a bug in a use case" in doctor.stdout
     assert doctor.returncode == 1
     store = open_store(pg_url)
     assert [o.text for o in store.timeline(1)] == ["still delivered"]

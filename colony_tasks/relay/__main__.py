@@ -41,9 +41,13 @@ def main() -> int:
     os.chdir(paths.ensure_home())  # hold no user folder (a worktree may be removed meanwhile)
     if take_lock(key) is None:
         return 0  # another relay serves this store
-    from .server import serve
+    try:
+        from .server import serve
 
-    return serve(url, key)
+        return serve(url, key)
+    except BaseException as error:  # its output goes nowhere: say why in the hook log
+        paths.log(f"relay {os.getpid()} failed: {type(error).__name__}: {error}")
+        raise
 
 
 if __name__ == "__main__":

@@ -44,12 +44,17 @@ class NoRelay(Exception):
 
 
 def socket_path(store_key: str) -> str:
-    """Where the relay for ``store_key`` listens (see the module docstring)."""
+    """Where the relay for ``store_key`` listens: in the data folder, or where its path would
+    be too long for a unix socket (about 100 bytes), in this user's private folder under the
+    temp folder (or under /tmp, when even that is too long)."""
     candidate = os.path.join(paths.home(), f"relay-{store_key}.sock")
     if len(candidate.encode()) <= MAX_SOCKET_PATH:
         return candidate
-    digest = f"{zlib.crc32(candidate.encode()):08x}"
-    return os.path.join(paths.fallback_dir(), f"relay-{digest}.sock")
+    name = f"r-{zlib.crc32(candidate.encode()):08x}.sock"
+    short = os.path.join(paths.fallback_dir(), name)
+    if len(short.encode()) <= MAX_SOCKET_PATH:
+        return short
+    return os.path.join("/tmp", f"colony-tasks-{os.getuid()}", name)
 
 
 def lock_path(store_key: str) -> str:
