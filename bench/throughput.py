@@ -33,10 +33,10 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
-from hooks import git_repo, stop_relay  # noqa: E402
 
 from colony_tasks import backend, sessions  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
+from hooks import git_repo, stop_relay  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
 WORKERS = 16
@@ -151,7 +151,7 @@ def main() -> int:
             HERE / "results" / f"throughput-{'team' if url else 'sqlite'}.json",
             {"workers": WORKERS, "events": args.events, "rates": rates},
         )
-        for name, home in homes.items():
+        for home in homes.values():
             if url:
                 pid_file = home / f"relay-{backend.store_key(url)}.pid"
                 try:
