@@ -350,3 +350,21 @@ def test_another_users_hook_is_refused_by_the_relay_and_falls_back(repo: Path):
 
         stop_relays(top)
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_relay_status_and_stop_and_doctor_in_sqlite_mode(home: Path, repo: Path):
+    env = {**os.environ, "COLONY_TASKS_HOME": str(home)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(EXE), *args], capture_output=True, text=True, env=env)
+
+    assert "not running" in cli("relay").stdout
+    run_hook("session-start", claude("session-start", "s", repo), home)
+    pid = relay_status(home)["pid"]
+    shown = json.loads(cli("relay", "status", "--json").stdout)
+    assert shown["relay_pid"] == pid and shown["relay_version"] == wire.VERSION
+    assert f"relay: pid {pid}" in cli("doctor").stdout
+    stopped = cli("relay", "stop")
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    assert not (home / "relay-local.sock").exists()
+    assert "not running" in cli("relay").stdout

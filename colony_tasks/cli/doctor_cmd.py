@@ -35,8 +35,7 @@ def doctor(fix: bool, as_json: bool) -> None:
     try:
         repairs = doctor_mod.repair(store) if fix else []
         checks = doctor_mod.diagnose(store)
-        if url:
-            checks.extend(relay_status.checks(url))
+        checks.extend(relay_status.checks(url))
     finally:
         store.close()
     ok = all(c["ok"] for c in checks)

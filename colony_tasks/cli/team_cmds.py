@@ -1,4 +1,4 @@
-"""Team mode's commands: ``migrate`` and ``relay`` (status, stop)."""
+"""The store's commands: ``migrate`` and ``relay`` (status, stop)."""
 
 from __future__ import annotations
 
@@ -44,42 +44,25 @@ def migrate(as_json: bool) -> None:
 @cli.group(context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
 @click.pass_context
 def relay(ctx: click.Context) -> None:
-    """The local relay of team mode (lists its status by default)."""
+    """This user's relay, which serves every hook (shows its status by default)."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(status)
-
-
-def _url() -> str:
-    url = backend.store_url()
-    if not url:
-        raise click.ClickException(
-            "Team mode is off: set COLONY_TASKS_DATABASE_URL or settings.json"
-            ' {"store": {"url": ...}} first.'
-        )
-    return url
 
 
 @relay.command(context_settings=CONTEXT_SETTINGS)
 @json_option
 def status(as_json: bool) -> None:
-    """The relay process and its outbox (pending and stuck events)."""
-    info = relay_status.status(_url())
-    emit(
-        as_json,
-        info,
-        lambda: "\n".join(
-            [
-                f"store: {info['store']}",
-                f"relay: {'pid ' + str(info['relay_pid']) if info['relay_pid'] else 'not running'}",
-                f"outbox: {info['pending']} pending, {info['stuck']} stuck ({info['outbox']})",
-            ]
-        ),
-    )
+    """The relay process and, in team mode, its outbox (pending and stuck events)."""
+    info = relay_status.status(backend.store_url())
+    lines = [f"store: {info['store']}", f"relay: {relay_status.relay_detail(info)}"]
+    if "outbox" in info:
+        lines.append(f"outbox: {info['pending']} pending, {info['stuck']} stuck ({info['outbox']})")
+    emit(as_json, info, lambda: "\n".join(lines))
 
 
 @relay.command(context_settings=CONTEXT_SETTINGS)
 def stop() -> None:
     """Stop the relay (hooks start it again on the next agent event; nothing is lost)."""
-    if not relay_status.stop(_url()):
+    if not relay_status.stop(backend.store_url()):
         raise click.ClickException("The relay did not exit within 5 seconds.")
     click.echo("The relay is stopped.")

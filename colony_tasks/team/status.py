@@ -1,5 +1,6 @@
-"""What ``doctor`` and ``colony-tasks relay`` report about team mode: the relay process and the
-outbox. Never prints a password (every URL goes through :func:`backend.redact_url`)."""
+"""What ``doctor`` and ``colony-tasks relay`` report about the relay (both modes) and team
+mode's outbox. ``url`` is the team store's, or None for this user's SQLite store. Never prints
+a password (every URL goes through :func:`backend.redact_url`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import os
 import signal
 import time
 
-from .. import backend
+from .. import backend, paths
+from ..relay import wire
 from ..relay.wire import pid_path, socket_path
 from .outbox import Outbox, outbox_path
 
@@ -18,10 +20,14 @@ if TYPE_CHECKING:
 STUCK_AGE = 15 * 60
 
 
-def relay_pid(url: str) -> int | None:
+def _key(url: str | None) -> str:
+    return backend.store_key(url) if url else wire.LOCAL_KEY
+
+
+def relay_pid(url: str | None) -> int | None:
     """The running relay's pid, or None (a pid file whose process is gone counts as none)."""
     try:
-        with open(pid_path(backend.store_key(url)), encoding="utf-8") as handle:
+        with open(pid_path(_key(url)), encoding="utf-8") as handle:
             pid = int(handle.read().strip() or 0)
     except (OSError, ValueError):
         return None
@@ -36,42 +42,67 @@ def relay_pid(url: str) -> int | None:
     return pid
 
 
-def status(url: str) -> dict[str, Any]:
-    key = backend.store_key(url)
-    box = Outbox(outbox_path(key))
-    try:
-        counts = box.counts()
-        stuck = box.stuck()
-    finally:
-        box.close()
-    oldest = counts["oldest"]
-    return {
-        "store": backend.redact_url(url),
-        "relay_pid": relay_pid(url),
+def status(url: str | None) -> dict[str, Any]:
+    """The relay (pid, socket, and what it says of itself when it answers) and, in team mode,
+    the outbox."""
+    key = _key(url)
+    pid = relay_pid(url)
+    said: dict[str, Any] = {}
+    if pid is not None:
+        try:
+            said = wire.ask(socket_path(key), {"v": wire.VERSION, "op": "ping"}, 2.0) or {}
+        except wire.NoRelay:
+            said = {}
+    found: dict[str, Any] = {
+        "store": backend.redact_url(url) if url else paths.db_path(),
+        "relay_pid": pid,
         "socket": socket_path(key),
-        "outbox": outbox_path(key),
-        "pending": counts["pending"],
-        "stuck": counts["stuck"],
-        "oldest_pending_age": round(time.time() - oldest, 1) if oldest else None,
-        "stuck_items": stuck,
+        "relay_version": said.get("version"),
+        "events_served": said.get("served"),
+        "relay_rss_kb": said.get("rss_kb"),
     }
+    if url:
+        box = Outbox(outbox_path(key))
+        try:
+            counts = box.counts()
+            stuck = box.stuck()
+        finally:
+            box.close()
+        oldest = counts["oldest"]
+        found.update(
+            outbox=outbox_path(key),
+            pending=counts["pending"],
+            stuck=counts["stuck"],
+            oldest_pending_age=round(time.time() - oldest, 1) if oldest else None,
+            stuck_items=stuck,
+        )
+    return found
 
 
-def checks(url: str) -> list[dict[str, Any]]:
-    """Doctor's team-mode checks: the relay, the outbox (pending for long, or stuck)."""
+def relay_detail(info: dict[str, Any]) -> str:
+    pid = info["relay_pid"]
+    if not pid:
+        return "not running (hooks start it on the next agent event)"
+    version = info.get("relay_version")
+    detail = f"pid {pid}, socket {info['socket']}"
+    if version and version != wire.VERSION:
+        detail += (
+            f", version {version} (this install is {wire.VERSION}: it retires at the next hook)"
+        )
+    elif info.get("events_served") is not None:
+        detail += f", {info['events_served']} events served"
+    return detail
+
+
+def checks(url: str | None) -> list[dict[str, Any]]:
+    """Doctor's checks: the relay; in team mode the outbox (pending for long, or stuck)."""
     info = status(url)
-    relay = info["relay_pid"]
+    found = [{"check": "relay", "ok": True, "detail": relay_detail(info), "fixable": False}]
+    if not url:
+        return found
     age = info["oldest_pending_age"]
     late = age is not None and age > STUCK_AGE
-    found = [
-        {
-            "check": "relay",
-            "ok": True,
-            "detail": f"pid {relay}, socket {info['socket']}"
-            if relay
-            else "not running (hooks start it on the next agent event)",
-            "fixable": False,
-        },
+    found.append(
         {
             "check": "outbox",
             "ok": not late and not info["stuck"],
@@ -83,12 +114,12 @@ def checks(url: str) -> list[dict[str, Any]]:
                 for s in info["stuck_items"][:3]
             ),
             "fixable": False,
-        },
-    ]
+        }
+    )
     return found
 
 
-def stop(url: str, timeout: float = 5.0) -> bool:
+def stop(url: str | None, timeout: float = 5.0) -> bool:
     """Ask the relay to exit (SIGTERM) and wait for it; True when none runs afterwards."""
     pid = relay_pid(url)
     if pid is None:
