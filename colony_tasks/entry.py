@@ -2,8 +2,11 @@
 
 ``colony-tasks hook EVENT`` is dispatched before anything heavy is imported: hooks run as a new
 process on every agent prompt and tool call, and click alone costs ~45 ms to import. A hook
-process ends with ``os._exit`` once its output is flushed and its store closed: interpreter
-teardown (module and object finalisation) costs every hook ~3 ms and does nothing useful.
+process ends with ``os._exit`` once its output is flushed: interpreter teardown (module and
+object finalisation) costs every hook ~3 ms and does nothing useful. Every transaction has
+committed by then; a store the hook opened itself (no relay answered) is left for the exit to
+drop rather than closed, which would checkpoint its WAL (see
+:func:`colony_tasks.relay.apply.apply_here`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import time
 from ..procs import agent_pid
 from ..relay.wire import event_key
 
-# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/style.md.
+# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

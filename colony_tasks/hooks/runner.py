@@ -23,7 +23,7 @@ from .. import backend, paths
 from ..relay import wire
 from .payload import EVENT_NAMES, detect_agent, request
 
-# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/style.md.
+# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -22,7 +22,7 @@ import zlib
 
 from .. import __version__, paths
 
-# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/style.md.
+# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -16,7 +16,7 @@ from .. import backend
 from ..relay import wire
 from .outbox import Outbox, outbox_path
 
-# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/style.md.
+# The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
