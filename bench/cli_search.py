@@ -8,9 +8,13 @@ with static vectors for every observation, and reports p50/p90 of, interleaved r
 
 - ``--version``: the interpreter and the CLI's imports, nothing else (baseline);
 - ``search --no-semantic``: a keyword-only search (baseline);
-- ``search`` (hybrid): keywords fused with the static embedder over the on-disk int8 index;
+- ``search`` (hybrid, warm relay): answered by the relay's warm index (the default when a
+  relay runs: hooks and the first search start one);
+- ``search`` (hybrid, no relay): ``COLONY_TASKS_RELAY=off``, keywords fused with the static
+  embedder over the on-disk int8 index in the search's own process;
 
-with each process's peak RSS, and the index's bytes per vector (so per million vectors).
+with each process's peak RSS (and the relay's resident memory), and the index's bytes per
+vector (so per million vectors).
 The on-disk index is built by one untimed search first, as the first search after
 ``colony-tasks embed`` does. ``--before DIR`` adds the hybrid search run from another source
 tree (e.g. ``git archive <commit> | tar -x -C DIR``, put first on ``PYTHONPATH``) to the same
@@ -57,6 +61,23 @@ def console_script() -> str:
     return found
 
 
+def wait_for_relay(home: str) -> dict:
+    """The relay's status once it answers (a search started it)."""
+    sys.path.insert(0, str(HERE.parent))
+    from colony_tasks.relay import wire
+
+    path = str(Path(home) / f"relay-{wire.LOCAL_KEY}.sock")
+    for _ in range(1000):
+        try:
+            reply = wire.ask(path, {"v": wire.VERSION, "op": "ping"}, 1.0)
+        except wire.NoRelay:
+            reply = None
+        if reply:
+            return reply
+        time.sleep(0.01)
+    raise SystemExit("no relay started")
+
+
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
     """Seconds of wall time and peak RSS (KiB) of one process; raises if it fails."""
     started = time.perf_counter()
@@ -93,13 +114,19 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         subprocess.run([script, "embed"], env=env, check=True, capture_output=True)
         log(f"  embedded {args.size:,} observations in {time.perf_counter() - started:.1f}s")
-        run_once([script, "search", QUERY], env)  # builds the on-disk index, untimed
+        alone = {**env, "COLONY_TASKS_RELAY": "off"}
+        run_once([script, "search", QUERY], alone)  # builds the on-disk index, untimed
+        run_once([script, "search", QUERY], env)  # starts the relay, untimed
+        wait_for_relay(home)
+        run_once([script, "search", QUERY], env)  # the relay loads its index, untimed
         commands = {
             "--version": [script, "--version"],
             "search --no-semantic": [script, "search", QUERY, "--no-semantic"],
             "search (hybrid)": [script, "search", QUERY],
+            "search (hybrid, no relay)": [script, "search", QUERY],
         }
         envs = {name: env for name in commands}
+        envs["search (hybrid, no relay)"] = alone
         if args.before:
             commands["search (hybrid, before)"] = commands["search (hybrid)"]
             path = os.pathsep.join(filter(None, [str(args.before), env.get("PYTHONPATH")]))
@@ -113,13 +140,15 @@ def main(argv: list[str] | None = None) -> int:
                 seconds, peak = run_once(commands[name], envs[name])
                 times[name].append(seconds)
                 rss[name].append(peak)
+        relay = wait_for_relay(home)
         index_dir = Path(home) / "colony.db-vectors"
         index_bytes = sum(p.stat().st_size for p in index_dir.glob("*") if p.suffix != ".lock")
     size = human(args.size)
     stats: dict[str, Stat] = {
         name: stat(f"{name} @{size}", samples) for name, samples in times.items()
     }
-    compare(stats["search (hybrid)"], stats["--version"], "vs --version")
+    compare(stats["search (hybrid)"], stats["search (hybrid, no relay)"], "vs no relay")
+    compare(stats["search (hybrid, no relay)"], stats["--version"], "vs --version")
     compare(stats["search --no-semantic"], stats["--version"], "vs --version")
     if "search (hybrid, before)" in stats:
         compare(stats["search (hybrid)"], stats["search (hybrid, before)"], "vs before")
@@ -129,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     log("")
     for name, peaks in rss.items():
         log(f"  peak RSS {name}: p50 {percentile(peaks, 50) / 1024:.0f} MiB")
+    log(f"  relay RSS after the searches: {(relay.get('rss_kb') or 0) / 1024:.0f} MiB")
     log(
         f"  on-disk index: {index_bytes / 2**20:.1f} MiB for {args.size:,} vectors,"
         f" {per_vector:.0f} bytes each: {per_vector * 1e6 / 2**20:,.0f} MiB per 1M vectors"
@@ -144,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             "stats": {name: s.to_dict() for name, s in stats.items()},
             "peak_rss_kib_p50": {name: percentile(v, 50) for name, v in rss.items()},
             "index_bytes_per_vector": per_vector,
+            "relay_rss_kib": relay.get("rss_kb"),
         },
     )
     log(f"results written to {args.json}")
