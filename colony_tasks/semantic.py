@@ -19,7 +19,15 @@ from pathlib import Path
 import numpy as np
 
 from . import settings
-from .embeddings import Embedder, get_embedder
+from .embeddings import (
+    DEFAULT_BACKEND,
+    FALLBACK_BACKEND,
+    MODEL_IDS,
+    SUPERSEDED,
+    Embedder,
+    EmbedderUnavailable,
+    get_embedder,
+)
 from .hits import FUSION, Fusion, Hit, clip, fuse, looks_like_identifier, rrf
 from .keywords import keyword_search
 from .store import Store
@@ -57,9 +65,81 @@ def from_blob(blob: bytes, dim: int) -> np.ndarray:
     return np.frombuffer(blob, dtype="<f4", count=dim)
 
 
+def configured_backend() -> str:
+    """The backend the ``search.embedder`` setting names (``minilm`` by default)."""
+    return (settings.get("search", "embedder") or DEFAULT_BACKEND).strip().lower()
+
+
 def configured_embedder(name: str | None = None) -> Embedder | None:
-    """The embedder named by ``name`` or by the ``search.embedder`` setting (None for none)."""
-    return get_embedder(name or settings.get("search", "embedder") or "static")
+    """The embedder named by ``name`` or by the ``search.embedder`` setting (None for none).
+
+    When the setting names ``minilm`` and its files are absent (a trimmed install), the static
+    table stands in: search keeps working at a lower recall. A backend named by ``name`` is
+    loaded as asked, or raises :class:`EmbedderUnavailable`.
+    """
+    if name:
+        return get_embedder(name)
+    backend = configured_backend()
+    try:
+        return get_embedder(backend)
+    except EmbedderUnavailable:
+        if backend != DEFAULT_BACKEND:
+            raise
+        return get_embedder(FALLBACK_BACKEND)
+
+
+def configured_model_id() -> str | None:
+    """The model id vectors are made with here, without loading a model (None for none)."""
+    backend = configured_backend()
+    if backend == DEFAULT_BACKEND and not minilm_installed():
+        backend = FALLBACK_BACKEND
+    return MODEL_IDS.get(backend)
+
+
+def minilm_installed() -> bool:
+    """Whether the numpy MiniLM's weight file is present (cheap: no model is loaded)."""
+    from .embeddings.bert import MODEL_DIR
+
+    return (MODEL_DIR / "model.safetensors").is_file()
+
+
+# -- upgrades ----------------------------------------------------------------------------------
+
+
+def retire_superseded(store: Store, model: str) -> int:
+    """Drop the vectors of the models ``model`` replaced, once every observation has a
+    ``model`` vector; returns how many were dropped (0 while re-embedding is under way).
+
+    Called after a backfill finds nothing left to embed (the MCP server's worker,
+    ``colony-tasks embed``, ``doctor --fix``), so an upgrade needs no manual step.
+    """
+    old = [m for m in SUPERSEDED.get(model, ()) if m != model]
+    if not old:
+        return 0
+    present = store.models_with_vectors(old)
+    if not present or store.count_unembedded(model):
+        return 0
+    dropped = store.drop_vectors(present)
+    cache = cache_dir_for(store)
+    if cache is not None:
+        for name in present:
+            VectorIndex(name, 0, cache)._discard_cache()
+    return dropped
+
+
+def embedding_state(store: Store) -> dict:
+    """Where embedding stands: the configured model, how many observations still lack its
+    vector, and the vectors of other models (superseded ones are dropped when it is done)."""
+    model = configured_model_id()
+    counts = store.vector_counts()
+    others = {m: n for m, n in counts.items() if m != model}
+    return {
+        "model": model,
+        "vectors": counts.get(model, 0) if model else 0,
+        "missing": store.count_unembedded(model) if model else 0,
+        "superseded": {m: n for m, n in others.items() if m in SUPERSEDED.get(model or "", ())},
+        "others": {m: n for m, n in others.items() if m not in SUPERSEDED.get(model or "", ())},
+    }
 
 
 # -- backfill ---------------------------------------------------------------------------------
@@ -77,6 +157,9 @@ def backfill(
 ) -> int:
     """Embed observations that have no vector for the embedder's model; returns how many.
 
+    When nothing is left to embed, the vectors of the models this one superseded are dropped
+    (:func:`retire_superseded`): an upgrade re-embeds in the background and cleans up after.
+
     Rows are leased in ``BEGIN IMMEDIATE`` before embedding, so concurrent backfills (one per
     MCP server) never embed a row twice; each batch is written in one transaction. A text whose
     hash already has a vector for this model reuses it instead of being embedded again.
@@ -85,6 +168,7 @@ def backfill(
     model = embedder.model_id
     done = 0
     before: int | None = None
+    exhausted = False
     try:
         while limit is None or done < limit:
             if should_stop is not None and should_stop():
@@ -92,6 +176,7 @@ def backfill(
             size = batch if limit is None else min(batch, limit - done)
             leased = store.lease_unembedded(model, owner, limit=size, before_id=before)
             if not leased:
+                exhausted = True
                 break
             before = leased[-1][0]
             hashes = [content_hash(text) for _, text in leased]
@@ -113,6 +198,8 @@ def backfill(
     cache = cache_dir_for(store)
     if done and cache is not None:  # bring the on-disk index up to date for the next reader
         VectorIndex(model, embedder.dim, cache).refresh(store)
+    if exhausted:
+        retire_superseded(store, model)
     return done
 
 

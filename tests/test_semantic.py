@@ -154,10 +154,12 @@ def test_static_backend_embeds_stores_and_retrieves(store: Store):
     assert store.get_observation(best).text == HISTORY[3][1]
 
 
-def test_minilm_backend_embeds_stores_and_retrieves(store: Store):
-    pytest.importorskip("sentence_transformers", reason="the [minilm] extra is not installed")
+@pytest.mark.parametrize("backend", ["minilm", "minilm-torch"])
+def test_minilm_backends_embed_store_and_retrieve(store: Store, backend: str):
+    if backend == "minilm-torch":
+        pytest.importorskip("sentence_transformers", reason="the [minilm] extra is not installed")
     seed(store)
-    embedder = get_embedder("minilm")
+    embedder = get_embedder(backend)
     assert semantic.backfill(store, embedder) == len(HISTORY)
     engine = semantic.SearchEngine(store, embedder)
     assert (
@@ -193,7 +195,7 @@ def test_searcher_is_keyword_only_until_vectors_exist_and_forcing_semantic_says_
     assert searcher.engine is None  # numpy and the model were not needed
     with pytest.raises(InvalidInput, match="run `colony-tasks embed` first"):
         searcher.search("readers block writers", semantic=True)
-    semantic.backfill(store, get_embedder("static"))
+    semantic.backfill(store, get_embedder())  # the default model, which the searcher uses
     hits = searcher.search("css layout on mobile phones")
     assert hits[0].id == store.timeline(1, kinds=["note"])[0].id and hits[0].score > 0
     assert searcher.search("css layout on mobile phones", semantic=False) == []
