@@ -149,3 +149,12 @@ def test_the_static_table_stands_in_when_the_minilm_files_are_absent(tmp_path, m
             semantic.configured_embedder("minilm")  # asked for by name: no silent stand-in
     finally:
         _load.cache_clear()
+
+
+def test_the_model_ships_with_its_attribution_and_a_bounded_size():
+    for name in ("model.safetensors", "tokenizer.json", "config.json", "README.md", "NOTICE"):
+        assert (bert.MODEL_DIR / name).is_file(), name
+    notice = (bert.MODEL_DIR / "NOTICE").read_text(encoding="utf-8")
+    assert "all-MiniLM-L6-v2" in notice and "Apache License" in notice
+    size = (bert.MODEL_DIR / "model.safetensors").stat().st_size
+    assert 15_000_000 < size < 30_000_000  # int8: a float32 copy (90 MB) must not slip in
