@@ -207,6 +207,9 @@ def backfill(
 
 CHUNK_ROWS = 1_024  # rows converted to float32 per step: a 1 MiB scratch (stays in L2) at dim 256
 RESCORE = 4  # approximate candidates re-scored exactly per wanted result
+# Keyword hits without a vector yet that a search embeds itself (a few new items: the worker
+# embeds the rest within seconds).
+FRESH_LIMIT = 16
 
 
 def quantize(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -473,7 +476,7 @@ class SearchEngine:
         keyword = keyword_search(self.store, query, limit=depth, task_id=task_id, kinds=kinds)
         if semantic is False or self.embedder is None or self.index is None:
             return keyword[:limit]
-        nearest = self.nearest(query, task_id=task_id, kinds=kinds)
+        nearest = self.nearest(query, task_id=task_id, kinds=kinds, fresh=[h.id for h in keyword])
         if nearest is None:
             return keyword[:limit]
         by_id = {hit.id: hit for hit in keyword}
@@ -492,8 +495,14 @@ class SearchEngine:
         *,
         task_id: int | None = None,
         kinds: Sequence[str] | None = None,
+        fresh: Sequence[int] = (),
     ) -> list[tuple[int, float]] | None:
-        """(id, cosine) semantic candidates, best first; None when there is nothing to ask."""
+        """(id, cosine) semantic candidates, best first; None when there is nothing to ask.
+
+        ``fresh``: keyword hits (best first). Those without a vector yet (written since the
+        worker last ran) are embedded now, at most :data:`FRESH_LIMIT`, and take their place
+        among the candidates by cosine, so a new item ranks as it will once embedded.
+        """
         assert self.embedder is not None and self.index is not None
         self.index.refresh(self.store)
         if len(self.index) == 0 or not (query or "").strip():
@@ -504,7 +513,32 @@ class SearchEngine:
         depth = self.fusion.semantic_depth
         filtered = task_id is not None or bool(kinds)
         nearest = self.index.exact_top(self.store, vector, depth * 4 if filtered else depth)
-        return self._filtered(nearest, task_id, kinds)[:depth]
+        nearest = self._filtered(nearest, task_id, kinds)[:depth]
+        if fresh:
+            nearest = self._with_fresh(vector, fresh[: self.fusion.keyword_depth], nearest)
+        return nearest
+
+    def _with_fresh(
+        self, vector: np.ndarray, candidates: Sequence[int], nearest: list[tuple[int, float]]
+    ) -> list[tuple[int, float]]:
+        """``nearest`` with the cosines of the ``candidates`` that have no vector yet."""
+        assert self.embedder is not None
+        listed = {i for i, _ in nearest}
+        ask = [i for i in candidates if i not in listed]
+        if not ask:
+            return nearest
+        stored = self.store.vectors_for(self.embedder.model_id, ask)
+        unembedded = [i for i in ask if i not in stored][:FRESH_LIMIT]
+        if not unembedded:
+            return nearest
+        texts = {obs.id: obs.text for obs in self.store.get_observations(unembedded)}
+        ids = [i for i in unembedded if i in texts]
+        if not ids:
+            return nearest
+        cosines = self.embedder.embed([texts[i] for i in ids]) @ np.asarray(vector, np.float32)
+        merged = nearest + [(i, float(c)) for i, c in zip(ids, cosines, strict=True)]
+        merged.sort(key=lambda pair: (-pair[1], -pair[0]))
+        return merged[: self.fusion.semantic_depth]
 
     def _filtered(
         self, nearest: list[tuple[int, float]], task_id: int | None, kinds: Sequence[str] | None

@@ -258,3 +258,24 @@ def test_exact_identifiers_stay_first_in_hybrid_search(store: Store):
     engine = semantic.SearchEngine(store, get_embedder("static"))
     semantic.backfill(store, engine.embedder)
     assert engine.search("client_max_body_size")[0].id == target
+
+
+def test_a_fresh_hit_not_yet_embedded_is_not_ranked_below_older_embedded_ones(store: Store):
+    """A prompt that matches every query word ranks first before the worker embeds it."""
+    embedder = get_embedder()
+    older = [
+        store.add_observation("note", "the login retry loop hangs when the token expires"),
+        store.add_observation("note", "login page retry button does nothing"),
+        store.add_observation("note", "auth token refresh is flaky on slow networks"),
+    ]
+    assert semantic.backfill(store, embedder) == len(older)
+    engine = semantic.SearchEngine(store, embedder, cache=False)
+    engine.search("warm the index up")
+    fresh = store.add_observation("prompt", "why does the login retry forget the auth token")
+    assert store.vectors_for(embedder.model_id, [fresh]) == {}  # not embedded yet
+    hits = engine.search("login retry token")
+    assert hits[0].id == fresh, [(h.id, h.snippet) for h in hits]
+    assert store.vectors_for(embedder.model_id, [fresh]) == {}  # a search writes nothing
+    semantic.backfill(store, embedder)
+    after = engine.search("login retry token")  # the same ranking once the worker embedded it
+    assert [(h.id, h.score) for h in after] == [(h.id, h.score) for h in hits]
