@@ -7,16 +7,39 @@ after. The import graph runs one way: ``hits`` <- ``keywords`` <- ``semantic`` <
 
 from __future__ import annotations
 
+import weakref
+from typing import NamedTuple
+
 from .errors import InvalidInput
-from .hits import Hit
+from .hits import Hit, rrf
 from .keywords import STOPWORDS, fts_query, keyword_search
+from .kinds import ObsKind
 from .store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["STOPWORDS", "Hit", "Searcher", "fts_query", "keyword_search"]
+__all__ = [
+    "MAX_PHRASINGS",
+    "STOPWORDS",
+    "Hit",
+    "HitContext",
+    "Searcher",
+    "find",
+    "fts_query",
+    "hit_context",
+    "keyword_search",
+    "searcher_for",
+]
+
+MAX_PHRASINGS = 5
+# Reciprocal-rank fusion of the phrasings' lists: the textbook constant, not tuned on any eval.
+PHRASING_K = 60
+# Candidates taken from each phrasing before fusing (a hit ranked low by one phrasing and high
+# by another must be seen by both).
+PHRASING_DEPTH = 20
+FILE_KINDS = (ObsKind.CLAIM, ObsKind.RELEASE, ObsKind.EDIT)
 
 
 class Searcher:
@@ -67,3 +90,84 @@ class Searcher:
             self.unavailable = f"Semantic search unavailable ({error}); using keywords."
             return None
         return semantic.SearchEngine(self.store, embedder)
+
+
+_SEARCHERS: weakref.WeakKeyDictionary[Store, Searcher] = weakref.WeakKeyDictionary()
+
+
+def searcher_for(store: Store) -> Searcher:
+    """The process's :class:`Searcher` of an open store, made on first use and kept while the
+    store is open: a long-lived process (the MCP server, a relay) keeps its index and model
+    warm across calls. The embedder itself is loaded once per process and shared."""
+    searcher = _SEARCHERS.get(store)
+    if searcher is None:
+        searcher = _SEARCHERS[store] = Searcher(store)
+    return searcher
+
+
+def find(
+    store: Store,
+    queries: Sequence[str],
+    *,
+    limit: int = 20,
+    task_id: int | None = None,
+    kinds: Sequence[str] | None = None,
+    semantic: bool | None = None,
+    searcher: Searcher | None = None,
+) -> list[Hit]:
+    """Search ``store`` for one or several phrasings of one question, best hit first.
+
+    Each phrasing is searched on its own (hybrid when vectors exist), then the lists are fused
+    by reciprocal rank (:data:`PHRASING_K`), so a hit that several phrasings find rises and one
+    phrasing's miss costs little. A hit's ``score`` is its fused score (a single phrasing keeps
+    its own). Blank and repeated phrasings are ignored (none left: no hits); more than :data:`MAX_PHRASINGS` is
+    refused. ``searcher`` defaults to the store's process-wide one (:func:`searcher_for`).
+    """
+    phrasings = list(dict.fromkeys(q.strip() for q in queries if q and q.strip()))
+    if not phrasings:
+        return []
+    if len(phrasings) > MAX_PHRASINGS:
+        raise InvalidInput(f"At most {MAX_PHRASINGS} phrasings per search, not {len(phrasings)}.")
+    searcher = searcher or searcher_for(store)
+
+    def one(query: str, depth: int) -> list[Hit]:
+        return searcher.search(query, limit=depth, task_id=task_id, kinds=kinds, semantic=semantic)
+
+    if len(phrasings) == 1:
+        return one(phrasings[0], limit)
+    lists = [one(q, max(limit, PHRASING_DEPTH)) for q in phrasings]
+    by_id: dict[int, Hit] = {}
+    for hits in lists:
+        for hit in hits:
+            by_id.setdefault(hit.id, hit)
+    fused = rrf(*([h.id for h in hits] for hits in lists), k=PHRASING_K)[:limit]
+    return [by_id[i]._replace(score=round(score, 6)) for i, score in fused]
+
+
+class HitContext(NamedTuple):
+    """What a front end needs to say where a hit leads: its task's title and, for a claim,
+    release or edit, the files it names."""
+
+    task_title: str | None
+    paths: tuple[str, ...]
+
+
+def hit_context(store: Store, hits: Sequence[Hit]) -> dict[int, HitContext]:
+    """Hit id -> its :class:`HitContext` (one read of the hits' records and their tasks)."""
+    records = {o.id: o for o in store.get_observations([h.id for h in hits])}
+    titles: dict[int, str | None] = {}
+    out = {}
+    for hit in hits:
+        if hit.task_id is not None and hit.task_id not in titles:
+            task = store.get_task(hit.task_id)
+            titles[hit.task_id] = task.title if task else None
+        record = records.get(hit.id)
+        paths: tuple[str, ...] = ()
+        if record is not None and record.kind in FILE_KINDS:
+            named = record.meta.get("paths") if isinstance(record.meta, dict) else None
+            if isinstance(named, list):
+                paths = tuple(str(p) for p in named)
+            elif record.kind == ObsKind.EDIT:  # "a.py, b.py (Edit)": see events.record_edit
+                paths = tuple(p for p in record.text.rsplit(" (", 1)[0].split(", ") if p)
+        out[hit.id] = HitContext(titles.get(hit.task_id) if hit.task_id else None, paths)
+    return out
