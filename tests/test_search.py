@@ -145,9 +145,7 @@ def test_hit_context_names_the_task_and_the_files_of_claims_and_edits(store: Sto
     task_id = store.insert_task("Make retries sane")
     note = store.add_observation("note", "retry notes", task_id=task_id)
     edit = store.add_observation("edit", "src/a.py, lib/b.py (Edit)", task_id=task_id)
-    claim = store.add_observation(
-        "claim", "claimed", task_id=task_id, meta={"paths": ["src/c.py"]}
-    )
+    claim = store.add_observation("claim", "claimed", task_id=task_id, meta={"paths": ["src/c.py"]})
     untasked = store.add_observation("note", "no task")
     hits = [
         search.Hit(o.id, o.kind, o.handle, o.task_id, o.created_at, o.text, 0.0)
