@@ -158,3 +158,25 @@ def test_the_model_ships_with_its_attribution_and_a_bounded_size():
     assert "all-MiniLM-L6-v2" in notice and "Apache License" in notice
     size = (bert.MODEL_DIR / "model.safetensors").stat().st_size
     assert 15_000_000 < size < 30_000_000  # int8: a float32 copy (90 MB) must not slip in
+
+
+def test_a_query_runs_blas_on_one_thread_and_leaves_the_setting_as_it_was(monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="a core dependency")
+    blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    if not blas:
+        pytest.skip("numpy here has no BLAS that threadpoolctl can see")
+    before = blas[0]["num_threads"]
+    seen = []
+    original = bert.encode
+
+    def spy(*args, **kwargs):
+        info = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+        seen.append(info[0]["num_threads"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bert, "encode", spy)
+    embedder = get_embedder("minilm")
+    embedder.embed(["where do we cap upload sizes"])
+    assert seen == [1]
+    after = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    assert after[0]["num_threads"] == before
