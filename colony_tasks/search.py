@@ -7,6 +7,7 @@ after. The import graph runs one way: ``hits`` <- ``keywords`` <- ``semantic`` <
 
 from __future__ import annotations
 
+import time
 import weakref
 from typing import NamedTuple
 
@@ -50,10 +51,15 @@ class Searcher:
     long-lived process keeps its index warm; a short one maps the on-disk index cache.
     """
 
+    # While an upgrade re-embeds, how often (seconds) to look whether the new model is ready.
+    RECHECK_SECONDS = 30.0
+
     def __init__(self, store: Store) -> None:
         self.store = store
         self.engine = None
         self.unavailable: str | None = None  # why hybrid search fell back to keywords
+        self.interim = False  # searching with a superseded model's vectors during an upgrade
+        self._checked = 0.0
 
     def search(
         self,
@@ -64,6 +70,10 @@ class Searcher:
         kinds: Sequence[str] | None = None,
         semantic: bool | None = None,
     ) -> list[Hit]:
+        if semantic is not False and self.interim and self._due():
+            # Look again: the new model's vectors may be complete now (the engine is kept
+            # while the choice stands, with its warm index).
+            self.engine = self._engine(required=False) or self.engine
         if semantic is not False and self.engine is None and self.store.has_vectors():
             self.engine = self._engine(required=bool(semantic))
         if semantic and self.engine is None:
@@ -83,13 +93,24 @@ class Searcher:
         from .embeddings import EmbedderUnavailable
 
         try:
-            embedder = semantic.configured_embedder()
+            embedder, self.interim = semantic.search_embedder(self.store)
         except EmbedderUnavailable as error:
             if required:
                 raise
             self.unavailable = f"Semantic search unavailable ({error}); using keywords."
             return None
+        self._checked = time.monotonic()
+        if (
+            self.engine is not None
+            and embedder is not None
+            and self.engine.embedder is not None
+            and self.engine.embedder.model_id == embedder.model_id
+        ):
+            return self.engine
         return semantic.SearchEngine(self.store, embedder)
+
+    def _due(self) -> bool:
+        return time.monotonic() - self._checked >= self.RECHECK_SECONDS
 
 
 _SEARCHERS: weakref.WeakKeyDictionary[Store, Searcher] = weakref.WeakKeyDictionary()

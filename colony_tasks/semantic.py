@@ -127,6 +127,32 @@ def retire_superseded(store: Store, model: str) -> int:
     return dropped
 
 
+def search_embedder(store: Store) -> tuple[Embedder | None, bool]:
+    """The embedder a search should use now, and whether it is an interim one.
+
+    The configured one, except while an upgrade re-embeds: as long as a model it supersedes
+    has more vectors than it and can still run here (the static table always can), searching
+    that model's vectors finds more than the few new ones would. Raises
+    :class:`EmbedderUnavailable` like :func:`configured_embedder`.
+    """
+    embedder = configured_embedder()
+    if embedder is None:
+        return None, False
+    present = store.models_with_vectors(SUPERSEDED.get(embedder.model_id, ()))
+    if not present:
+        return embedder, False
+    counts = store.vector_counts()
+    best = max(present, key=lambda m: counts.get(m, 0))
+    backend = {model: name for name, model in MODEL_IDS.items()}.get(best)
+    if backend is None or counts.get(embedder.model_id, 0) >= counts.get(best, 0):
+        return embedder, False
+    try:
+        previous = get_embedder(backend)
+    except EmbedderUnavailable:
+        return embedder, False
+    return (previous, True) if previous is not None else (embedder, False)
+
+
 def embedding_state(store: Store) -> dict:
     """Where embedding stands: the configured model, how many observations still lack its
     vector, and the vectors of other models (superseded ones are dropped when it is done)."""

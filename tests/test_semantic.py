@@ -279,3 +279,40 @@ def test_a_fresh_hit_not_yet_embedded_is_not_ranked_below_older_embedded_ones(st
     semantic.backfill(store, embedder)
     after = engine.search("login retry token")  # the same ranking once the worker embedded it
     assert [(h.id, h.score) for h in after] == [(h.id, h.score) for h in hits]
+
+
+def test_during_an_upgrade_search_uses_the_old_vectors_until_the_new_ones_are_complete(
+    store: Store,
+):
+    from colony_tasks.embeddings import MODEL_IDS
+    from colony_tasks.search import Searcher
+
+    seed(store)
+    semantic.backfill(store, get_embedder("static"))  # as the previous default left the store
+    searcher = Searcher(store)
+    searcher.RECHECK_SECONDS = 0.0
+    query = "css layout on mobile phones"  # no shared word: keywords alone find nothing
+    assert searcher.search(query, semantic=False) == []
+    assert searcher.search(query)[0].snippet == HISTORY[2][1]  # found through the static vectors
+    assert searcher.interim and searcher.engine.embedder.model_id == MODEL_IDS["static"]
+    semantic.backfill(store, get_embedder(), limit=2)  # re-embedding under way
+    assert searcher.search(query)[0].snippet == HISTORY[2][1]
+    assert searcher.engine.embedder.model_id == MODEL_IDS["static"]
+    semantic.backfill(store, get_embedder())  # done: the static vectors are dropped
+    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(HISTORY)}
+    assert searcher.search(query)[0].snippet == HISTORY[2][1]
+    assert not searcher.interim and searcher.engine.embedder.model_id == MODEL_IDS["minilm"]
+
+
+def test_an_interim_engine_is_kept_warm_while_the_upgrade_runs(store: Store):
+    from colony_tasks.search import Searcher
+
+    seed(store)
+    semantic.backfill(store, get_embedder("static"))
+    searcher = Searcher(store)
+    searcher.RECHECK_SECONDS = 0.0
+    searcher.search("retry policy")
+    first = searcher.engine
+    assert searcher.interim and first is not None
+    searcher.search("retry policy")
+    assert searcher.engine is first  # re-checked, same choice: the same warm engine
