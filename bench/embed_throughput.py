@@ -3,8 +3,10 @@
 Each backend runs in a fresh process, so the load figure includes importing its packages.
 Texts are short, observation-like sentences built from a fixed seed. Figures, not tests.
 
-Run ``python bench/embed_throughput.py`` (``--backend minilm`` needs the ``[minilm]`` extra;
-``--n`` sets the number of texts, default 10,000).
+Also the latency of one query (a single short text) in the warm process, p50 and p90.
+
+Run ``python bench/embed_throughput.py`` (default ``minilm`` and ``static``; ``--backend
+minilm-torch`` needs the ``[minilm]`` extra; ``--n`` sets the number of texts, default 10,000).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ DETAILS = (
     "after the rebase|with exponential backoff|because WAL mode was off|for python 3.12"
     "|in the session handoff|before the release|so the benchmark is faster|per the review"
 ).split("|")
+
+
+QUERIES = 200
 
 
 def sample_texts(n: int, seed: int = 0) -> list[str]:
@@ -65,6 +70,13 @@ def measure(backend: str, n: int, repeat: int) -> dict[str, object]:
         vectors = embedder.embed(texts)
         rates.append(n / (time.perf_counter() - t0))
     assert vectors.shape == (n, embedder.dim)
+    # A query in a warm process: one short text at a time, after the batches above.
+    latencies = []
+    for query in sample_texts(QUERIES, seed=1):
+        t0 = time.perf_counter()
+        embedder.embed([query])
+        latencies.append(1000 * (time.perf_counter() - t0))
+    latencies.sort()
     return {
         "backend": backend,
         "model_id": embedder.model_id,
@@ -73,6 +85,8 @@ def measure(backend: str, n: int, repeat: int) -> dict[str, object]:
         "load_s": round(loaded - started, 3),
         "texts_per_s_best": round(max(rates)),
         "texts_per_s_median": round(sorted(rates)[len(rates) // 2]),
+        "query_ms_p50": round(latencies[len(latencies) // 2], 2),
+        "query_ms_p90": round(latencies[int(len(latencies) * 0.9)], 2),
         "rss_start_mb": before["rss_mb"],
         "rss_after_load_mb": after_load["rss_mb"],
         **memory_mb(),
@@ -82,12 +96,12 @@ def measure(backend: str, n: int, repeat: int) -> dict[str, object]:
 def main() -> None:
     """Run each requested backend in a child process and print one JSON line per backend."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", action="append", choices=("static", "minilm"))
+    parser.add_argument("--backend", action="append", choices=("minilm", "static", "minilm-torch"))
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    backends = args.backend or ["static"]
+    backends = args.backend or ["minilm", "static"]
     if args.child:
         print(json.dumps(measure(backends[0], args.n, args.repeat)))
         return

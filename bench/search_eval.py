@@ -22,7 +22,9 @@ on queries the choice did not see.
 ``--busy`` runs the busy-store evaluation instead (``bench/search_eval_busy_data.py``): 104
 paraphrased questions and 28 exact identifiers over needles spread through 0, 2,000 and 10,000
 generated observations (``--sizes``); recall@5 and MRR per method and query style, then the
-fusion grid chosen on half the queries and reported on the other half.
+fusion grid chosen on half the queries and reported on the other half. ``--phrasings`` adds
+each method searched through ``colony_tasks.search.find`` with several phrasings per query,
+written by rule from the query alone (:func:`phrasings`), fused by reciprocal rank.
 
 Run ``python bench/search_eval.py`` (``--embedders static,minilm``; a backend that cannot load
 here is skipped with the reason, so minilm needs the ``[minilm]`` extra in this interpreter).
@@ -57,7 +59,7 @@ from colony_tasks.embeddings import Embedder, EmbedderUnavailable, get_embedder
 from colony_tasks.hits import FUSION, looks_like_identifier
 from colony_tasks.hits import Fusion as Shipped
 from colony_tasks.hits import fuse as shipped_fuse
-from colony_tasks.search import fts_query, keyword_search
+from colony_tasks.search import find, fts_query, keyword_search
 from colony_tasks.store import Store
 
 CUTOFF = 20  # MRR@CUTOFF; also the result limit every method is asked for
@@ -174,6 +176,45 @@ def semantic_ranker(store: Store, embedder: Embedder, index: semantic.VectorInde
 
 def hybrid_ranker(engine: semantic.SearchEngine) -> Ranker:
     return lambda q: [h.id for h in engine.search(q, limit=CUTOFF)]
+
+
+# -- several phrasings, written by rule from the query alone -----------------------------------
+
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how is are was were do does did can could should"
+    " would will we our us you your i my me it its that this the a an to of for on in at by"
+    " and or with".split()
+)
+
+
+def phrasings(query: str) -> list[str]:
+    """The query, its content words, and the content words as a teammate's note would state
+    them. Written by rule from the query's own words (nothing from the needles or the answers):
+    a stand-in for the agent's rephrasings that can add no vocabulary, so a lower bound."""
+    words = [w.strip("?,.!:;'\"") for w in query.split()]
+    content = " ".join(w for w in words if w and w.lower() not in QUESTION_WORDS)
+    out = [query]
+    if content and content.lower() != query.lower():
+        out += [content, f"decided: {content}"]
+    return out
+
+
+def phrased_ranker(searcher: Any) -> Ranker:
+    """Rank with :func:`colony_tasks.search.find` over :func:`phrasings` of the query;
+    ``searcher`` is anything with ``search(query, limit=, task_id=, kinds=, semantic=)``."""
+    return lambda q: [
+        h.id for h in find(searcher.store, phrasings(q), limit=CUTOFF, searcher=searcher)
+    ]
+
+
+class KeywordSearcher:
+    """Keywords alone, in the shape :func:`colony_tasks.search.find` takes."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def search(self, query: str, *, limit: int, task_id=None, kinds=None, semantic=None):
+        return keyword_search(self.store, query, limit=limit, task_id=task_id, kinds=kinds)
 
 
 @dataclass
@@ -412,7 +453,7 @@ def busy_styles(queries: Sequence[tuple[str, str, str]], pick: Sequence[int] | N
 
 
 def evaluate_busy(
-    embedders: dict[str, Embedder], sizes: Sequence[int], seed: int
+    embedders: dict[str, Embedder], sizes: Sequence[int], seed: int, *, phrased: bool = False
 ) -> dict[int, BusyRun]:
     """size -> the scores of every method, and candidates for the fusion tuning."""
     queries = busy_queries()
@@ -430,6 +471,8 @@ def evaluate_busy(
                     return {s: score(ranks, relevant, pick) for s, pick in styles.items()}
 
                 methods = {"keyword": measure(fts_ranker(store))}
+                if phrased:
+                    methods["keyword +phrasings"] = measure(phrased_ranker(KeywordSearcher(store)))
                 keyword = [
                     [h.id for h in keyword_search(store, q, limit=200)] for _, q, _ in queries
                 ]
@@ -449,6 +492,8 @@ def evaluate_busy(
                     }
                     methods[f"semantic {name}"] = measure(by_query.__getitem__)
                     methods[f"hybrid {name}"] = measure(hybrid_ranker(engine))
+                    if phrased:
+                        methods[f"hybrid {name} +phrasings"] = measure(phrased_ranker(engine))
                 shapes = [looks_like_identifier(q) for _, q, _ in queries]
                 out[size] = BusyRun(methods, relevant, keyword, nearest, shapes)
             finally:
@@ -538,7 +583,7 @@ def busy_tuning(results: dict[int, BusyRun], names: Sequence[str]) -> dict[str, 
 
 def busy_table(results: dict[int, BusyRun]) -> str:
     lines = []
-    header = "method            | distractors | paraphrase R@5   MRR | identifier R@5   MRR"
+    header = f"{'method':<30} | distractors | paraphrase R@5   MRR | identifier R@5   MRR"
     lines.append(header)
     lines.append("-" * len(header))
     methods = list(next(iter(results.values())).scores)
@@ -546,7 +591,7 @@ def busy_table(results: dict[int, BusyRun]) -> str:
         for size, run in results.items():
             p, i = run.scores[method]["paraphrase"], run.scores[method]["identifier"]
             lines.append(
-                f"{method:<17} | {size:>11,} | {p.recall:14.3f} {p.mrr:5.3f} |"
+                f"{method:<30} | {size:>11,} | {p.recall:14.3f} {p.mrr:5.3f} |"
                 f" {i.recall:14.3f} {i.mrr:5.3f}"
             )
     return "\n".join(lines)
@@ -566,7 +611,7 @@ def busy_main(args: argparse.Namespace) -> int:
         f"{len(busy.NEEDLES)} needles; {n_para} paraphrase and {len(queries) - n_para}"
         f" identifier queries; distractors {', '.join(f'{s:,}' for s in args.sizes)}"
     )
-    results = evaluate_busy(embedders, args.sizes, args.seeds[0])
+    results = evaluate_busy(embedders, args.sizes, args.seeds[0], phrased=args.phrasings)
     log("")
     log(f"recall@{RECALL_AT} and MRR@{CUTOFF} per method, distractor count and query style")
     log(busy_table(results))
@@ -745,6 +790,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument(
         "--busy", action="store_true", help="the busy-store evaluation (needles in a haystack)"
+    )
+    parser.add_argument(
+        "--phrasings",
+        action="store_true",
+        help="--busy: also search several phrasings per query, written by rule (phrasings())",
     )
     parser.add_argument(
         "--sizes",

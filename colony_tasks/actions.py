@@ -313,15 +313,27 @@ def timeline(
     *,
     limit: int = 30,
     before_id: int | None = None,
+    around_id: int | None = None,
     kinds: Sequence[str] | None = None,
 ) -> tuple[Task, list[Observation]]:
-    """A task's thread (default: the caller's lane task), oldest first. Reading never joins."""
+    """A task's thread (default: the caller's lane task), oldest first. Reading never joins.
+
+    ``around_id``: the items around that one (about half before, the rest after), where a
+    search hit leads; ``before_id`` is then ignored.
+    """
     if task_id is None:
         if me is None:
             raise InvalidInput("Pass task_id: without a session there is no lane task.")
         task = tasks.default_task(store, me)
     else:
         task = tasks.get_task(store, task_id)
+    if around_id is not None:
+        wanted = tuple(kinds) if kinds else tuple(ObsKind)
+        before = store.timeline(task.id, limit=limit // 2 + 1, before_id=around_id + 1, kinds=kinds)
+        after = store.observations_after(
+            task.id, around_id, kinds=wanted, limit=limit - len(before)
+        )
+        return task, before + after
     return task, store.timeline(task.id, limit=limit, before_id=before_id, kinds=kinds)
 
 
@@ -364,15 +376,27 @@ def show_task(store: Store, task_id: int) -> dict[str, Any]:
 
 def search(
     searcher: Searcher,
-    query: str,
+    query: str | Sequence[str],
     *,
     limit: int = 20,
     task_id: int | None = None,
     kinds: Sequence[str] | None = None,
     semantic: bool | None = None,
 ) -> list[Hit]:
-    """Search everything recorded; one searcher per process keeps its vector index warm."""
-    return searcher.search(query, limit=limit, task_id=task_id, kinds=kinds, semantic=semantic)
+    """Search everything recorded for one phrasing or several (fused by reciprocal rank);
+    one searcher per process keeps its vector index warm."""
+    from .search import find
+
+    queries = [query] if isinstance(query, str) else list(query)
+    return find(
+        searcher.store,
+        queries,
+        limit=limit,
+        task_id=task_id,
+        kinds=kinds,
+        semantic=semantic,
+        searcher=searcher,
+    )
 
 
 def human(store: Store, name: str | None, cwd: str) -> Session:

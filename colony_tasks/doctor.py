@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import backend, paths, sessions, settings, work
-from .embeddings import MODEL_IDS
+from . import backend, paths, sessions, work
 from .install import status
 from .install.files import InstallError
 from .install.locate import repo_root
@@ -189,11 +188,29 @@ def _work(store: Store) -> dict[str, Any]:
 
 
 def _vectors(store: Store) -> dict[str, Any]:
-    configured = MODEL_IDS.get(settings.get("search", "embedder") or "static")
-    counts = store.vector_counts()
-    stale_models = {m: n for m, n in counts.items() if m != configured}
-    detail = ", ".join(f"{m}: {n}" for m, n in counts.items()) or "none"
-    return check("vectors", not stale_models, f"{detail} (configured: {configured or 'none'})")
+    """The embedding state and its next step. Vectors of a superseded model while the new
+    one is being made are an upgrade under way, not a failure; only vectors of a model nothing
+    here makes or replaces (a setting changed by hand) fail, with the way out."""
+    from .semantic import embedding_state  # numpy: doctor is a CLI process, never a hook
+
+    state = embedding_state(store)
+    model, missing = state["model"], state["missing"]
+    parts = [f"{model or 'none'}: {state['vectors']} vectors"]
+    if model and missing:
+        parts.append(
+            f"{missing} observations to embed (the MCP server's worker does it in the"
+            " background; now: `colony-tasks embed` or `colony-tasks doctor --fix`)"
+        )
+    if state["superseded"]:
+        old = ", ".join(f"{m}: {n}" for m, n in state["superseded"].items())
+        parts.append(f"upgrading from {old}, dropped once every observation is re-embedded")
+    if state["others"]:
+        other = ", ".join(f"{m}: {n}" for m, n in state["others"].items())
+        parts.append(
+            f"unused vectors of {other} (another search.embedder setting; they stay until"
+            " that model is configured again)"
+        )
+    return check("vectors", not state["others"], "; ".join(parts), fixable=bool(missing))
 
 
 def _registration(store: Store) -> dict[str, Any]:
@@ -249,6 +266,31 @@ CHECKS = (
 )
 
 
+def _embed_repair(store: Store) -> list[str]:
+    """Embed what lacks a vector of the configured model and drop superseded vectors."""
+    from . import semantic  # numpy and the model: only when there is something to embed
+    from .embeddings import EmbedderUnavailable
+
+    state = semantic.embedding_state(store)
+    if not state["model"] or not (state["missing"] or state["superseded"]):
+        return []
+    try:
+        embedder = semantic.configured_embedder()
+    except EmbedderUnavailable as error:
+        return [f"Skipped embedding: {error}"]
+    if embedder is None:
+        return []
+    before = store.vector_counts()
+    done = semantic.backfill(store, embedder)
+    dropped = sum(n for m, n in before.items() if m in state["superseded"]) - sum(
+        n for m, n in store.vector_counts().items() if m in state["superseded"]
+    )
+    out = [f"Embedded {done} observations with {embedder.model_id}."] if done else []
+    if dropped:
+        out.append(f"Dropped {dropped} vectors of superseded models.")
+    return out
+
+
 def repair(store: Store) -> list[str]:
     """Apply the safe repairs; returns one sentence per repair done (or why none was)."""
     integrity = _integrity(store)
@@ -276,6 +318,7 @@ def repair(store: Store) -> list[str]:
             f"Ended {len(silent)} sessions silent for more than a day: "
             + ", ".join(s.handle for s in silent[:10])
         )
+    done.extend(_embed_repair(store))
     busy, frames, copied = store.checkpoint()
     done.append(f"Checkpointed the WAL ({copied} of {frames} frames{', busy' if busy else ''}).")
     return done

@@ -3,7 +3,7 @@
 Keys (all optional)::
 
     {"claims": {"mode": "warn" | "block"},   # block: a live conflict denies the edit
-     "search": {"embedder": "static" | "minilm" | "none"},
+     "search": {"embedder": "minilm" | "static" | "minilm-torch" | "none"},
      "chains": {"loop_limit": 8}}
 """
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 DEFAULTS: dict[str, Any] = {
     "claims": {"mode": "warn"},
-    "search": {"embedder": "static"},
+    "search": {"embedder": "minilm"},
     "chains": {"loop_limit": 8},
 }
 

@@ -8,6 +8,7 @@ pydantic would publish them in every output schema, and ``tools/list`` must stay
 
 from __future__ import annotations
 
+import json
 from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
@@ -136,12 +137,15 @@ class Hit(BaseModel):
     kind: str
     author: str | None = None
     task_id: int | None = None
+    task: str | None = None  # the task's title
     time: str
     snippet: str
+    next: str  # the call that shows the hit's context
 
 
 class Hits(BaseModel):
     hits: list[Hit]
+    bodies: str | None = None  # the call that returns the hits' full texts
 
 
 class Records(BaseModel):
@@ -262,13 +266,29 @@ def conflicts(found: Any) -> list[Conflict]:
     return out
 
 
-def hit(found: Any) -> Hit:
-    """From a search hit (``id kind author task_id created_at snippet``)."""
+TITLE_CHARS = 60
+
+
+def hit(found: Any, context: Any) -> Hit:
+    """From a search hit (``id kind author task_id created_at snippet``) and its
+    :class:`colony_tasks.search.HitContext` (task title, files named)."""
+    if context.paths:  # a claim, release or edit: the file's history
+        kinds = '["claim", "release", "edit"]'
+        next_call = f"search(query={json.dumps(context.paths[0])}, kinds={kinds})"
+    elif found.task_id is not None:
+        next_call = f"task_timeline(task_id={found.task_id}, around_id={found.id})"
+    else:
+        next_call = f"get_observations(ids=[{found.id}])"
+    title = context.task_title
+    if title and len(title) > TITLE_CHARS:
+        title = title[: TITLE_CHARS - 1] + "…"
     return Hit(
         id=found.id,
         kind=found.kind,
         author=found.author,
         task_id=found.task_id,
+        task=title,
         time=iso(found.created_at),
         snippet=found.snippet,
+        next=next_call,
     )

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from colony_tasks import actions
 from colony_tasks import search as search_mod
+from colony_tasks.errors import InvalidInput
 from colony_tasks.kinds import THREAD_KINDS, ObsKind
 from colony_tasks.models import Session
 from colony_tasks.render import iso
@@ -40,13 +41,18 @@ Kind = Literal[
 
 
 def find(
-    ctx: Context, query: str, *, limit: int, task_id: int | None, kinds: Sequence[str] | None
+    ctx: Context,
+    queries: Sequence[str],
+    *,
+    limit: int,
+    task_id: int | None,
+    kinds: Sequence[str] | None,
 ) -> list[search_mod.Hit]:
     """The core's search entry point, kept per server so its vector index loads once."""
     app = state(ctx)
     if app.search is None:
         app.search = search_mod.Searcher(app.store)
-    return actions.search(app.search, query, limit=limit, task_id=task_id, kinds=kinds)
+    return actions.search(app.search, queries, limit=limit, task_id=task_id, kinds=kinds)
 
 
 @tool(read_only=True)
@@ -85,9 +91,11 @@ def task_timeline(
     task_id: TaskId = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 30,
     before_id: Annotated[int | None, Field(ge=1)] = None,
+    around_id: Annotated[int | None, Field(ge=1)] = None,
     session_id: SessionId = None,
 ) -> m.Timeline:
-    """A task's thread, oldest first, texts clipped; page back with before_id=next_before_id."""
+    """A task's thread, oldest first, texts clipped; page back with before_id=next_before_id;
+    around_id=ID shows the items around one (where a search hit leads)."""
     db = store(ctx)
     me: Session | None
     if task_id is None:
@@ -95,9 +103,9 @@ def task_timeline(
     else:
         me = identity.maybe_caller(db, session_id)  # an unknown session_id is still an error
     task, items = actions.timeline(
-        db, me, task_id, limit=limit, before_id=before_id, kinds=TIMELINE_KINDS
+        db, me, task_id, limit=limit, before_id=before_id, around_id=around_id, kinds=TIMELINE_KINDS
     )
-    more = items[0].id if len(items) == limit else None
+    more = items[0].id if items and (len(items) == limit or around_id is not None) else None
     return m.Timeline(task_id=task.id, items=[m.item(o) for o in items], next_before_id=more)
 
 
@@ -124,17 +132,32 @@ def task_updates_since(
 @tool(read_only=True)
 def search(
     ctx: Context,
-    query: Annotated[str, Field(min_length=1)],
+    query: Annotated[str | None, Field(min_length=1)] = None,
+    queries: Annotated[
+        list[Annotated[str, Field(min_length=1)]] | None,
+        Field(
+            max_length=search_mod.MAX_PHRASINGS,
+            description="Several phrasings, fused; they find more: your words, the names a"
+            " teammate would have written (file paths, functions, settings, error text), a"
+            " plain paraphrase.",
+        ),
+    ] = None,
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
     task_id: Annotated[int | None, Field(ge=1)] = None,
     kinds: list[Kind] | None = None,
     session_id: SessionId = None,
 ) -> m.Hits:
-    """Search everything agents did and said (keywords + meaning); compact hits."""
+    """Search all agents did and said (keywords + meaning); compact hits, best first. A hit's
+    next shows its context; bodies gives the full texts."""
     db = store(ctx)
     identity.maybe_caller(db, session_id)
-    hits = find(ctx, query, limit=limit, task_id=task_id, kinds=kinds or None)
-    return m.Hits(hits=[m.hit(h) for h in hits])
+    phrasings = [*([query] if query else []), *(queries or [])]
+    if not phrasings:
+        raise InvalidInput("Pass query or queries: the words to look for.")
+    hits = find(ctx, phrasings, limit=limit, task_id=task_id, kinds=kinds or None)
+    context = search_mod.hit_context(db, hits)
+    bodies = f"get_observations(ids={[h.id for h in hits]})" if hits else None
+    return m.Hits(hits=[m.hit(h, context[h.id]) for h in hits], bodies=bodies)
 
 
 @tool(read_only=True)

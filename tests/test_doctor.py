@@ -183,3 +183,72 @@ def test_doctor_counts_what_the_indexer_skipped(home: Path, repo: Path):
 
     graph = {c["check"]: c for c in report["checks"]}["dependency graph"]
     assert graph["ok"] and "binary 1" in graph["detail"] and "unparseable 1" in graph["detail"]
+
+
+def _static_era_store(texts: list[str]) -> Store:
+    """A store as the previous default left it: every observation has a static vector."""
+    from colony_tasks import semantic
+    from colony_tasks.embeddings import get_embedder
+
+    store = open_default()
+    for text in texts:
+        store.add_observation("note", text)
+    static = get_embedder("static")
+    assert static is not None
+    assert semantic.backfill(store, static) == len(texts)
+    return store
+
+
+UPGRADE_TEXTS = [f"note {i}: the retry policy of worker {i}" for i in range(12)]
+
+
+def test_an_upgrade_is_a_state_with_a_next_step_not_a_failure(home: Path, repo: Path):
+    from colony_tasks.embeddings import MODEL_IDS
+
+    _static_era_store(UPGRADE_TEXTS).close()
+    _, report = run_doctor()
+    vectors = by_name(report)["vectors"]
+    assert vectors["ok"], vectors
+    assert f"{len(UPGRADE_TEXTS)} observations to embed" in vectors["detail"]
+    assert "colony-tasks embed" in vectors["detail"]
+    assert f"upgrading from {MODEL_IDS['static']}: {len(UPGRADE_TEXTS)}" in vectors["detail"]
+
+    code, fixed = run_doctor("--fix")
+    assert code == 0, fixed
+    assert any(f"Embedded {len(UPGRADE_TEXTS)} observations" in r for r in fixed["repairs"])
+    assert any(f"Dropped {len(UPGRADE_TEXTS)} vectors" in r for r in fixed["repairs"])
+    store = open_default()
+    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(UPGRADE_TEXTS)}
+    _, report = run_doctor()
+    assert by_name(report)["vectors"]["detail"] == f"{MODEL_IDS['minilm']}: 12 vectors"
+
+
+def test_the_mcp_worker_re_embeds_an_upgraded_store_and_drops_the_old_vectors(
+    home: Path, repo: Path
+):
+    from colony_tasks import semantic
+    from colony_tasks.embeddings import MODEL_IDS
+    from colony_tasks.mcp_server.background import EmbeddingWorker
+
+    store = _static_era_store(UPGRADE_TEXTS)
+    partial = semantic.backfill(store, semantic.configured_embedder(), limit=5)
+    assert partial == 5  # half-way: the old vectors stay, search keeps using what exists
+    assert store.vector_counts()[MODEL_IDS["static"]] == len(UPGRADE_TEXTS)
+    EmbeddingWorker(store.path).drain()
+    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(UPGRADE_TEXTS)}
+
+
+def test_a_user_who_chose_the_static_table_keeps_it(home: Path, repo: Path):
+    from colony_tasks import settings
+    from colony_tasks.embeddings import MODEL_IDS
+    from colony_tasks.mcp_server.background import EmbeddingWorker
+
+    settings_file = Path(paths.settings_path())
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text(json.dumps({"search": {"embedder": "static"}}))
+    assert settings.get("search", "embedder") == "static"
+    store = _static_era_store(UPGRADE_TEXTS)
+    EmbeddingWorker(store.path).drain()
+    assert store.vector_counts() == {MODEL_IDS["static"]: len(UPGRADE_TEXTS)}
+    _, report = run_doctor()
+    assert by_name(report)["vectors"]["ok"]

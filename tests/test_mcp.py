@@ -304,6 +304,46 @@ async def test_search_finds_posts_and_get_observations_returns_them_in_full(lane
     assert full["items"][0]["session_id"] == lane.a.id and full["missing"] == [999_999]
 
 
+async def test_a_search_hit_says_what_and_where_and_its_next_call_shows_the_context(
+    lane: Lane,
+):
+    from colony_tasks import events
+
+    before = actions.post(lane.store, lane.a, "first we tried a fixed delay between retries")
+    decided = actions.post(lane.store, lane.b, "Decision: retries back off exponentially")
+    after = actions.post(lane.store, lane.a, "agreed, and cap the backoff at 30 s")
+    edit = events.record_edit(lane.store, lane.a, ["src/net/retry.py"], tool="Edit")
+    async with connected() as client:
+        found = await ok(
+            client,
+            "search",
+            queries=["retries back off exponentially", "src/net/retry.py backoff"],
+            limit=5,
+        )
+        by_id = {h["id"]: h for h in found["hits"]}
+        hit = by_id[decided.id]
+        assert hit["kind"] == "note" and hit["author"] == lane.b.handle
+        assert hit["task_id"] == lane.task_id and hit["task"]
+        assert hit["time"] and "exponentially" in hit["snippet"]
+        assert hit["next"] == f"task_timeline(task_id={lane.task_id}, around_id={decided.id})"
+        context = await ok(
+            client, "task_timeline", task_id=lane.task_id, around_id=decided.id, limit=3
+        )
+        assert [i["id"] for i in context["items"]] == [before.id, decided.id, after.id]
+        # an edit leads to the file's history, through the same search tool
+        assert by_id[edit]["next"] == (
+            'search(query="src/net/retry.py", kinds=["claim", "release", "edit"])'
+        )
+        history = await ok(
+            client, "search", query="src/net/retry.py", kinds=["claim", "release", "edit"]
+        )
+        assert [h["id"] for h in history["hits"]] == [edit]
+        # bodies on request: one call for every hit's full text
+        assert found["bodies"] == f"get_observations(ids={[h['id'] for h in found['hits']]})"
+        nothing = await error(client, "search")
+    assert "Pass query or queries" in nothing
+
+
 async def test_the_timeline_pages_back_with_before_id(lane: Lane):
     async with connected() as client:
         ids = [
@@ -414,6 +454,7 @@ BAD_CALLS = [
     ("report_blocker", {"blocker": "x" * 100_000}, "the limit is 16000"),
     ("search", {"query": ""}, "query: String should have at least 1 character"),
     ("search", {"query": "x", "kinds": ["nonsense"]}, "kinds.0: Input should be 'note'"),
+    ("search", {"queries": ["a", "b", "c", "d", "e", "f"]}, "queries: List should have at most 5"),
     ("get_observations", {"ids": []}, "ids: List should have at least 1 item"),
     ("get_observations", {"ids": ["one"]}, "ids.0: Input should be a valid integer"),
 ]

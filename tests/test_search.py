@@ -94,3 +94,66 @@ def test_identifier_shaped_queries_are_told_apart_from_prose():
         assert looks_like_identifier(query), query
     for query in ("where do we cap upload sizes", "the end-of-month job crashes", ""):
         assert not looks_like_identifier(query), query
+
+
+# -- several phrasings, and where a hit leads ------------------------------------------------
+
+
+def test_one_phrasing_is_exactly_the_searchers_own_ranking(store: Store):
+    seed(store)
+    searcher = search.Searcher(store)
+    assert search.find(store, ["retry policy"], searcher=searcher) == searcher.search(
+        "retry policy"
+    )
+    assert search.find(store, ["   ", ""]) == []
+
+
+def test_a_hit_that_several_phrasings_find_rises_above_one_that_only_one_finds(store: Store):
+    ids = seed(store)
+    retry_decision, retry_question = ids[FIXTURE[1][1]], ids[FIXTURE[4][1]]
+    alone = search.find(store, ["retry budget"])
+    assert alone[0].id == retry_question  # "budget" is only in the question
+    fused = search.find(store, ["retry budget", "exponential backoff", "retry jitter attempts"])
+    assert fused[0].id == retry_decision  # two of three phrasings find the decision
+    assert {h.id for h in fused} >= {retry_decision, retry_question}
+    assert fused[0].score > fused[1].score > 0  # fused reciprocal-rank scores
+
+
+def test_repeated_phrasings_count_once_and_too_many_are_refused(store: Store):
+    import pytest
+
+    from colony_tasks.errors import InvalidInput
+
+    seed(store)
+    assert search.find(store, ["retry budget", " retry budget "]) == search.find(
+        store, ["retry budget"]
+    )
+    with pytest.raises(InvalidInput, match="At most 5 phrasings"):
+        search.find(store, [f"q{i}" for i in range(6)])
+
+
+def test_a_store_keeps_one_searcher_per_process(store: Store):
+    assert search.searcher_for(store) is search.searcher_for(store)
+    other = Store(":memory:")
+    try:
+        assert search.searcher_for(other) is not search.searcher_for(store)
+    finally:
+        other.close()
+
+
+def test_hit_context_names_the_task_and_the_files_of_claims_and_edits(store: Store):
+    task_id = store.insert_task("Make retries sane")
+    note = store.add_observation("note", "retry notes", task_id=task_id)
+    edit = store.add_observation("edit", "src/a.py, lib/b.py (Edit)", task_id=task_id)
+    claim = store.add_observation("claim", "claimed", task_id=task_id, meta={"paths": ["src/c.py"]})
+    untasked = store.add_observation("note", "no task")
+    hits = [
+        search.Hit(o.id, o.kind, o.handle, o.task_id, o.created_at, o.text, 0.0)
+        for o in store.get_observations([note, edit, claim, untasked])
+    ]
+    context = search.hit_context(store, hits)
+    title = "Make retries sane"
+    assert context[note] == search.HitContext(title, ())
+    assert context[edit] == search.HitContext(title, ("src/a.py", "lib/b.py"))
+    assert context[claim] == search.HitContext(title, ("src/c.py",))
+    assert context[untasked] == search.HitContext(None, ())

@@ -154,10 +154,12 @@ def test_static_backend_embeds_stores_and_retrieves(store: Store):
     assert store.get_observation(best).text == HISTORY[3][1]
 
 
-def test_minilm_backend_embeds_stores_and_retrieves(store: Store):
-    pytest.importorskip("sentence_transformers", reason="the [minilm] extra is not installed")
+@pytest.mark.parametrize("backend", ["minilm", "minilm-torch"])
+def test_minilm_backends_embed_store_and_retrieve(store: Store, backend: str):
+    if backend == "minilm-torch":
+        pytest.importorskip("sentence_transformers", reason="the [minilm] extra is not installed")
     seed(store)
-    embedder = get_embedder("minilm")
+    embedder = get_embedder(backend)
     assert semantic.backfill(store, embedder) == len(HISTORY)
     engine = semantic.SearchEngine(store, embedder)
     assert (
@@ -193,7 +195,7 @@ def test_searcher_is_keyword_only_until_vectors_exist_and_forcing_semantic_says_
     assert searcher.engine is None  # numpy and the model were not needed
     with pytest.raises(InvalidInput, match="run `colony-tasks embed` first"):
         searcher.search("readers block writers", semantic=True)
-    semantic.backfill(store, get_embedder("static"))
+    semantic.backfill(store, get_embedder())  # the default model, which the searcher uses
     hits = searcher.search("css layout on mobile phones")
     assert hits[0].id == store.timeline(1, kinds=["note"])[0].id and hits[0].score > 0
     assert searcher.search("css layout on mobile phones", semantic=False) == []
@@ -256,3 +258,61 @@ def test_exact_identifiers_stay_first_in_hybrid_search(store: Store):
     engine = semantic.SearchEngine(store, get_embedder("static"))
     semantic.backfill(store, engine.embedder)
     assert engine.search("client_max_body_size")[0].id == target
+
+
+def test_a_fresh_hit_not_yet_embedded_is_not_ranked_below_older_embedded_ones(store: Store):
+    """A prompt that matches every query word ranks first before the worker embeds it."""
+    embedder = get_embedder()
+    older = [
+        store.add_observation("note", "the login retry loop hangs when the token expires"),
+        store.add_observation("note", "login page retry button does nothing"),
+        store.add_observation("note", "auth token refresh is flaky on slow networks"),
+    ]
+    assert semantic.backfill(store, embedder) == len(older)
+    engine = semantic.SearchEngine(store, embedder, cache=False)
+    engine.search("warm the index up")
+    fresh = store.add_observation("prompt", "why does the login retry forget the auth token")
+    assert store.vectors_for(embedder.model_id, [fresh]) == {}  # not embedded yet
+    hits = engine.search("login retry token")
+    assert hits[0].id == fresh, [(h.id, h.snippet) for h in hits]
+    assert store.vectors_for(embedder.model_id, [fresh]) == {}  # a search writes nothing
+    semantic.backfill(store, embedder)
+    after = engine.search("login retry token")  # the same ranking once the worker embedded it
+    assert [(h.id, h.score) for h in after] == [(h.id, h.score) for h in hits]
+
+
+def test_during_an_upgrade_search_uses_the_old_vectors_until_the_new_ones_are_complete(
+    store: Store,
+):
+    from colony_tasks.embeddings import MODEL_IDS
+    from colony_tasks.search import Searcher
+
+    seed(store)
+    semantic.backfill(store, get_embedder("static"))  # as the previous default left the store
+    searcher = Searcher(store)
+    searcher.RECHECK_SECONDS = 0.0
+    query = "css layout on mobile phones"  # no shared word: keywords alone find nothing
+    assert searcher.search(query, semantic=False) == []
+    assert searcher.search(query)[0].snippet == HISTORY[2][1]  # found through the static vectors
+    assert searcher.interim and searcher.engine.embedder.model_id == MODEL_IDS["static"]
+    semantic.backfill(store, get_embedder(), limit=2)  # re-embedding under way
+    assert searcher.search(query)[0].snippet == HISTORY[2][1]
+    assert searcher.engine.embedder.model_id == MODEL_IDS["static"]
+    semantic.backfill(store, get_embedder())  # done: the static vectors are dropped
+    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(HISTORY)}
+    assert searcher.search(query)[0].snippet == HISTORY[2][1]
+    assert not searcher.interim and searcher.engine.embedder.model_id == MODEL_IDS["minilm"]
+
+
+def test_an_interim_engine_is_kept_warm_while_the_upgrade_runs(store: Store):
+    from colony_tasks.search import Searcher
+
+    seed(store)
+    semantic.backfill(store, get_embedder("static"))
+    searcher = Searcher(store)
+    searcher.RECHECK_SECONDS = 0.0
+    searcher.search("retry policy")
+    first = searcher.engine
+    assert searcher.interim and first is not None
+    searcher.search("retry policy")
+    assert searcher.engine is first  # re-checked, same choice: the same warm engine

@@ -31,6 +31,7 @@ NO_FREE_TEXT = {
     "release_claims": "session id; patterns only select rows",
     "release_expired_claims": "times",
     "release_leases": "a model name and an owner id",
+    "drop_vectors": "deletes only: model names select rows",
     "set_cursor": "ids",
     "set_observation_status": "an item status",
     "set_task_status": "a task status",

@@ -82,7 +82,7 @@ def search(
     "--model",
     type=click.Choice([b for b in BACKENDS if b != "none"]),
     default=None,
-    help="Embedding backend (default: the search.embedder setting, static).",
+    help="Embedding backend (default: the search.embedder setting, minilm).",
 )
 @click.option("--batch", default=256, show_default=True, type=click.IntRange(1, 10_000))
 @json_option

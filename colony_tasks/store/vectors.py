@@ -124,3 +124,20 @@ class VectorsMixin(StoreBase):
             (model,),
         )
         return int(row[0]) if row else 0
+
+    def drop_vectors(self, models: Sequence[str]) -> int:
+        """Delete every vector (and lease) of these models; returns how many vectors went."""
+        if not models:
+            return 0
+        marks = ",".join("?" * len(models))
+        with self.transaction():
+            self._run(f"DELETE FROM embed_leases WHERE model IN ({marks})", tuple(models))
+            return self._run(
+                f"DELETE FROM vectors WHERE model IN ({marks})", tuple(models)
+            ).rowcount
+
+    def models_with_vectors(self, models: Sequence[str]) -> list[str]:
+        """Those of ``models`` that have at least one vector (one index probe per model)."""
+        return [
+            m for m in models if self._one("SELECT 1 FROM vectors WHERE model = ? LIMIT 1", (m,))
+        ]
