@@ -173,9 +173,3 @@ def test_the_stores_rarely_used_methods_load_on_first_use(tmp_path):
     before, count, after, missing = json.loads(out.stdout)
     assert (before, count, after) == (False, {}, True)
     assert "no_such_method" in missing
-
-
-def test_the_hook_path_reaches_sqlite_without_the_dbapi_layer():
-    loaded = loaded_after(["colony_tasks.hooks.runner"])
-    assert "_sqlite3" in loaded
-    assert not loaded & {"sqlite3", "sqlite3.dbapi2", "datetime"}

@@ -224,10 +224,8 @@ def test_a_writer_killed_at_random_points_never_leaves_a_half_written_message(
 # (one tick per 10 virtual-machine instructions): a kill at a random point inside migrations,
 # mid-statement included, independent of the machine's speed. Prints the ticks if it survives.
 KILL_AFTER_TICKS = """
-import os, signal, sys
-from colony_tasks.store import base
-driver = base.sqlite3  # the module the store connects through
-limit, ticks, real = int(sys.argv[1]), [0], driver.connect
+import os, signal, sqlite3, sys
+limit, ticks, real = int(sys.argv[1]), [0], sqlite3.connect
 def tick():
     ticks[0] += 1
     if ticks[0] >= limit:
@@ -237,7 +235,7 @@ def connect(*args, **kwargs):
     conn = real(*args, **kwargs)
     conn.set_progress_handler(tick, 10)
     return conn
-driver.connect = connect
+sqlite3.connect = connect
 from colony_tasks.store import open_default
 open_default().close()
 print(ticks[0])

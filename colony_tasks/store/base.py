@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-# The C module under the `sqlite3` package: the package's dbapi2 layer only adds the datetime
-# adapters this store never uses, and importing it (with `datetime`) costs every hook process
-# ~1.5 ms. The classes and exceptions are the same objects as `sqlite3`'s.
-import _sqlite3 as sqlite3
-import _thread
 import os
+import sqlite3
+import threading
 import time
 
 from .. import paths
@@ -45,7 +42,7 @@ class StoreBase:
     ) -> None:
         self.path = str(path)
         self.clock = clock
-        self._lock = _thread.RLock()
+        self._lock = threading.RLock()
         self._depth = 0
         if self.path != ":memory:":
             paths.touch_private(self.path)

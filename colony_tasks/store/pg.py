@@ -32,9 +32,9 @@ This module imports the driver: hooks never import it (they reach the relay inst
 
 from __future__ import annotations
 
-import _thread
 import re
 import ssl
+import threading
 import time
 import urllib.parse
 from functools import lru_cache
@@ -307,7 +307,7 @@ class PgStore(Store):
         self.url = url
         self.path = redact_url(url)
         self.clock = clock
-        self._lock = _thread.RLock()
+        self._lock = threading.RLock()
         self._depth = 0
         self.conn = Connection(connect(url, timeout=timeout))  # type: ignore[assignment]
         if statement_timeout_ms:
