@@ -41,7 +41,7 @@ class Searcher:
         kinds: Sequence[str] | None = None,
         semantic: bool | None = None,
     ) -> list[Hit]:
-        if semantic is not False and self.engine is None and self.store.has_vectors():
+        if semantic is not False and self.engine is None and self.store.vectors.any():
             self.engine = self._engine(required=bool(semantic))
         if semantic and self.engine is None:
             raise InvalidInput(

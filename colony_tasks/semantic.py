@@ -90,12 +90,12 @@ def backfill(
             if should_stop is not None and should_stop():
                 break
             size = batch if limit is None else min(batch, limit - done)
-            leased = store.lease_unembedded(model, owner, limit=size, before_id=before)
+            leased = store.vectors.lease_unembedded(model, owner, limit=size, before_id=before)
             if not leased:
                 break
             before = leased[-1][0]
             hashes = [content_hash(text) for _, text in leased]
-            known = store.vectors_by_hash(model, list(set(hashes)))
+            known = store.vectors.by_hash(model, list(set(hashes)))
             todo = [i for i, h in enumerate(hashes) if h not in known]
             if todo:
                 vectors = embedder.embed([leased[i][1] for i in todo])
@@ -105,11 +105,11 @@ def backfill(
             for position, (obs_id, _) in enumerate(leased):
                 dim, blob = known[hashes[position]]
                 rows.append((obs_id, dim, hashes[position], blob))
-            done += store.store_vectors(model, owner, rows)
+            done += store.vectors.save(model, owner, rows)
             if progress is not None:
                 progress(len(rows))
     finally:
-        store.release_leases(model, owner)
+        store.vectors.release_leases(model, owner)
     cache = cache_dir_for(store)
     if done and cache is not None:  # bring the on-disk index up to date for the next reader
         VectorIndex(model, embedder.dim, cache).refresh(store)
@@ -162,7 +162,7 @@ class VectorIndex:
                 self._map_cache(store)
         added = 0
         while True:
-            fetched = store.vectors_after(self.model, self.last_row)
+            fetched = store.vectors.after(self.model, self.last_row)
             if not fetched:
                 return added
             usable = [r for r in fetched if r[2] == self.dim]
@@ -209,7 +209,7 @@ class VectorIndex:
         header = self._header()
         if header is None or not header.get("count"):
             return
-        if header["last_row"] > store.last_vector_row() or header.get("db") != _identity(store):
+        if header["last_row"] > store.vectors.last_row() or header.get("db") != _identity(store):
             self._discard_cache()  # the database was replaced: rebuild from the store
             return
         paths, n = self._paths(), int(header["count"])
@@ -319,7 +319,7 @@ class VectorIndex:
         rough = self.top(query, k * RESCORE)
         if not rough:
             return []
-        stored = store.vectors_for(self.model, [i for i, _ in rough])
+        stored = store.vectors.for_observations(self.model, [i for i, _ in rough])
         query = np.asarray(query, dtype=np.float32)
         exact = []
         for obs_id, approx in rough:

@@ -85,7 +85,7 @@ def test_corrupted_database_is_reported_clearly(home: Path):
 def test_vectors_of_another_model_and_hook_errors_are_reported(home: Path, repo: Path):
     store = open_default()
     obs = store.add_observation("note", "x")
-    store.store_vectors("old-model", "me", [(obs, 2, "h", b"\x00" * 8)])
+    store.vectors.save("old-model", "me", [(obs, 2, "h", b"\x00" * 8)])
     store.close()
     paths.log("hook user-prompt-submit failed: OperationalError: database is locked")
     _, report = run_doctor()

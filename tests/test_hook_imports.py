@@ -146,30 +146,3 @@ def test_a_shell_command_loads_the_shell_modules_it_needs(home, repo):
         check=True,
     )
     assert {"shlex", "colony_tasks.shell_edits"} <= set(json.loads(out.stderr))
-
-
-LAZY_STORE = """
-import json, sys
-from colony_tasks.store import Store
-store = Store(sys.argv[1])
-before = "colony_tasks.store.vectors" in sys.modules
-count = store.vector_counts()
-try:
-    store.no_such_method
-    missing = "no error"
-except AttributeError as error:
-    missing = str(error)
-print(json.dumps([before, count, "colony_tasks.store.vectors" in sys.modules, missing]))
-"""
-
-
-def test_the_stores_rarely_used_methods_load_on_first_use(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-c", LAZY_STORE, str(tmp_path / "lazy.db")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    before, count, after, missing = json.loads(out.stdout)
-    assert (before, count, after) == (False, {}, True)
-    assert "no_such_method" in missing

@@ -35,7 +35,7 @@ def test_backfill_embeds_each_row_once_and_reuses_identical_text(store: Store):
     assert semantic.backfill(store, fake, batch=2) == len(ids) + 1
     assert sorted(fake.calls) == sorted(t for _, t in HISTORY)  # the duplicate was not embedded
     assert semantic.backfill(store, fake) == 0
-    assert store.vector_counts() == {"fake-64": len(ids) + 1}
+    assert store.vectors.counts() == {"fake-64": len(ids) + 1}
 
 
 def test_switching_the_model_re_embeds_without_mixing_vectors(store: Store):
@@ -43,7 +43,7 @@ def test_switching_the_model_re_embeds_without_mixing_vectors(store: Store):
     semantic.backfill(store, FakeEmbedder("fake-a", 32))
     other = FakeEmbedder("fake-b", 48)
     assert semantic.backfill(store, other) == len(HISTORY)
-    assert store.vector_counts() == {"fake-a": len(HISTORY), "fake-b": len(HISTORY)}
+    assert store.vectors.counts() == {"fake-a": len(HISTORY), "fake-b": len(HISTORY)}
     index = semantic.VectorIndex("fake-b", 48)
     index.refresh(store)
     assert len(index) == len(HISTORY) and index.segments[0][2].shape == (len(HISTORY), 48)
@@ -141,7 +141,7 @@ def test_two_backfill_processes_embed_each_row_once(tmp_path: Path):
         line for log in logs if Path(log).exists() for line in Path(log).read_text().splitlines()
     ]
     assert len(embedded) == 400 and len(set(embedded)) == 400
-    assert Store(path).vector_counts() == {"fake-64": 400}
+    assert Store(path).vectors.counts() == {"fake-64": 400}
 
 
 def test_static_backend_embeds_stores_and_retrieves(store: Store):

@@ -191,3 +191,16 @@ class _Transaction:
                 store._finish(exc_type is None)
         finally:
             store._lock.release()
+
+
+class Facet:
+    """A rarely used part of the store (``store.vectors``, ``store.admin``, ``store.overview``,
+    ``store.graph``): a small object holding the store, created on first use by a property of
+    :class:`colony_tasks.store.Store`. It runs its SQL through the store's ``_all``, ``_one``,
+    ``_run`` and ``transaction``, so :class:`colony_tasks.store.pg.PgStore` translates it as
+    it translates the store's own statements."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: StoreBase) -> None:
+        self.store = store
