@@ -6,13 +6,12 @@ import os
 import sqlite3
 import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
 
     from .schema import Migration
 

@@ -10,15 +10,14 @@ last edit observation applied (``edits_seen``). Only the indexer (MCP server wor
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from ..models import Lane
 from ..redact import redact
 from .base import Facet
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import Any
 
 FILE_COLUMNS = "path, lang, mtime_ns, size, hash, error, specs_json, surface_json"
 # An upsert both SQLite and PostgreSQL read (``INSERT OR REPLACE`` is SQLite's alone).

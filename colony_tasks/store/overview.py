@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..models import Lane, Session
 from .base import Facet
 from .sessions import SESSION_COLUMNS
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
 _SESSION_S = ", ".join("s." + column.strip() for column in SESSION_COLUMNS.split(","))
 

@@ -39,6 +39,7 @@ import threading
 import time
 import urllib.parse
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any
 
 import pg8000.dbapi
 
@@ -50,10 +51,8 @@ from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation, search_fi
 from .pg_schema import MIGRATIONS as PG_MIGRATIONS
 from .vectors import Vectors
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
-    from typing import Any
 
     from .schema import Migration
 

@@ -7,9 +7,10 @@ to embed (``embed_leases``) inside ``BEGIN IMMEDIATE``, so two processes never e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .base import Facet
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
