@@ -17,8 +17,8 @@ Every record has ``to_dict()``, ``_fields``, ``_replace()`` and ``_asdict()``, a
 hashes, pickles and unpacks as a tuple. Standard library only.
 
 Why not ``typing.NamedTuple``: a NamedTuple cannot share a base with methods (``to_dict``),
-and building one compiles generated source per class (measured here: 25 classes cost ~6 ms
-to import against ~4.5 ms for this module's approach, ``typing`` included).
+and it compiles generated source per class: 25 seven-field records cost ~5.9 ms to import as
+NamedTuples, ~3.6 ms with this base (``typing`` included), measured in a fresh process.
 """
 
 from __future__ import annotations
