@@ -15,7 +15,7 @@ from . import sessions as sessions_mod
 from .errors import InvalidInput, NotFound
 from .kinds import ItemStatus, ObsKind, TaskStatus
 from .messages import Posted
-from .models import Observation, Session, Task, WorkItem, record
+from .models import Observation, Record, Session, Task, WorkItem
 from .sessions import session_of
 from .store import Store
 
@@ -27,18 +27,19 @@ if TYPE_CHECKING:
     from .search import Hit, Searcher
 
 
-class Outcome(
-    record(  # type: ignore[misc]
-        "Outcome",
-        "id task_id kind author to recipients ok message",
-        defaults=(None, (), None, None),
-    )
-):
+class Outcome(Record):
     """What a post-like action stored: its id and kind, its author's handle, who it is for and
     whether it reached them. For an answer ``ok`` says whether it was the answer (False, with
     ``message``, when someone answered first and the text was kept as a note)."""
 
-    __slots__ = ()
+    id: int
+    task_id: int | None
+    kind: str
+    author: str
+    to: str | None = None
+    recipients: Sequence[dict[str, Any]] = ()
+    ok: bool | None = None
+    message: str | None = None
 
 
 def _outcome(store: Store, me: Session, posted: Posted) -> Outcome:

@@ -21,7 +21,7 @@ from . import messages
 from .errors import Conflict, InvalidInput, NotAllowed
 from .kinds import MESSAGE_KINDS, ObsKind, TaskMode, TaskStatus
 from .messages import Posted
-from .models import Observation, Session, Task, record
+from .models import Observation, Record, Session, Task
 from .sessions import find_session, session_of
 from .store import Store
 from .tasks import get_task, handle_of
@@ -33,10 +33,14 @@ if TYPE_CHECKING:
 CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
 
 
-class ChainView(record("ChainView", "chain_id title status coordinator turn_holder")):  # type: ignore[misc]
+class ChainView(Record):
     """A chain for display: roles as handles; no turn holder once it is closed."""
 
-    __slots__ = ()
+    chain_id: int
+    title: str
+    status: str
+    coordinator: str
+    turn_holder: str | None
 
 
 def view(store: Store, task: Task) -> ChainView:

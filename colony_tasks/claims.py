@@ -15,7 +15,7 @@ from . import lanes
 from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
-from .models import Lane, Session, record, who_for, who_of
+from .models import Lane, Record, Session, who_for, who_of
 from .redact import redact
 from .sessions import session_of
 from .store import Store
@@ -35,32 +35,41 @@ RECENT_EDITS = 30 * 60
 MAX_PATH = 4096
 
 
-class Holder(
-    record(  # type: ignore[misc]
-        "Holder",
-        "claim_id pattern handle session_id agent since expires_at stale other_lane branch note"
-        " who",
-        defaults=("", ""),
-    )
-):
+class Holder(Record):
     """Another session's live claim that matches a path; ``who`` is its developer@machine
     when that is someone else or another machine (:func:`colony_tasks.models.who_for`)."""
 
-    __slots__ = ()
+    claim_id: int
+    pattern: str
+    handle: str
+    session_id: str
+    agent: str
+    since: float
+    expires_at: float
+    stale: bool
+    other_lane: bool
+    branch: str
+    note: str = ""
+    who: str = ""
 
 
-class RecentEdit(
-    record("RecentEdit", "observation_id handle session_id at other_lane who", defaults=("",))  # type: ignore[misc]
-):
+class RecentEdit(Record):
     """Another session's edit of a path in the last 30 minutes (``who`` as for :class:`Holder`)."""
 
-    __slots__ = ()
+    observation_id: int
+    handle: str
+    session_id: str
+    at: float
+    other_lane: bool
+    who: str = ""
 
 
-class PathConflict(record("PathConflict", "path claims recent_edits")):  # type: ignore[misc]
+class PathConflict(Record):
     """What another session holds or recently did on one path."""
 
-    __slots__ = ()
+    path: str
+    claims: list[Holder]
+    recent_edits: list[RecentEdit]
 
     @property
     def live(self) -> list[Holder]:
@@ -68,10 +77,11 @@ class PathConflict(record("PathConflict", "path claims recent_edits")):  # type:
         return [h for h in self.claims if not h.other_lane and not h.stale]
 
 
-class ClaimResult(record("ClaimResult", "granted conflicts")):  # type: ignore[misc]
+class ClaimResult(Record):
     """Claims are always granted; conflicts come back beside the grant."""
 
-    __slots__ = ()
+    granted: list[dict[str, Any]]
+    conflicts: list[PathConflict]
 
 
 # -- paths ----------------------------------------------------------------------------------

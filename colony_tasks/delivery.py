@@ -13,7 +13,7 @@ from __future__ import annotations
 from .errors import InvalidInput
 from .globs import matches
 from .kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode
-from .models import Observation, Session, record
+from .models import Observation, Record, Session
 from .sessions import session_of
 from .store import Store
 from .tasks import task_for
@@ -21,10 +21,13 @@ from .tasks import task_for
 TOUCHED_WINDOW = 24 * 3600
 
 
-class Updates(record("Updates", "task_id items remaining cursor")):  # type: ignore[misc]
+class Updates(Record):
     """Items not yet given to a reader; ``remaining`` are left for the next call."""
 
-    __slots__ = ()
+    task_id: int
+    items: list[Observation]
+    remaining: int
+    cursor: int
 
 
 def _touched(store: Store, session: Session) -> dict[str, str | None]:

@@ -80,7 +80,7 @@ def open_team_for_doctor(url: str) -> tuple[Store | None, dict[str, Any] | None]
 
 def _integrity(store: Store) -> list[str]:
     try:
-        return store.integrity_check()
+        return store.admin.integrity_check()
     except sqlite3.DatabaseError as error:
         return [str(error)]
 
@@ -109,13 +109,13 @@ def missing_tables(store: Store) -> list[str]:
     """Tables the current schema has that this database lacks (a version that says it is
     current over tables that were dropped or never created)."""
     if store.backend == "postgresql":
-        return sorted(PG_TABLES - set(store.table_names()))
+        return sorted(PG_TABLES - set(store.admin.table_names()))
     blank = Store(":memory:")
     try:
-        expected = set(blank.table_names())
+        expected = set(blank.admin.table_names())
     finally:
         blank.close()
-    return sorted(expected - set(store.table_names()))
+    return sorted(expected - set(store.admin.table_names()))
 
 
 def _tables(store: Store) -> dict[str, Any]:
@@ -142,15 +142,15 @@ def _integrity_check(store: Store) -> dict[str, Any]:
 
 
 def _fts(store: Store) -> dict[str, Any]:
-    observations, indexed = store.count_observations(), store.fts_indexed_count()
-    consistent = indexed == observations and store.fts_consistent()
+    observations, indexed = store.count_observations(), store.admin.fts_indexed_count()
+    consistent = indexed == observations and store.admin.fts_consistent()
     return check(
         "fts", consistent, f"{indexed} indexed of {observations} observations", fixable=True
     )
 
 
 def _wal(store: Store) -> dict[str, Any]:
-    wal = store.wal_bytes()
+    wal = store.admin.wal_bytes()
     return check("wal", wal < WAL_WARN_BYTES, f"{wal / 1e6:.1f} MB", fixable=True)
 
 
@@ -166,7 +166,7 @@ def _sessions(store: Store) -> dict[str, Any]:
 
 
 def _claims(store: Store) -> dict[str, Any]:
-    expired = store.expired_unreleased_claims()
+    expired = store.admin.expired_unreleased_claims()
     return check("claims", expired == 0, f"{expired} expired but not released", fixable=True)
 
 
@@ -235,7 +235,7 @@ def _hook_log(store: Store) -> dict[str, Any]:
 def _dependency_graph(store: Store) -> dict[str, Any]:
     """Indexed work trees and what their indexer skipped (never a failure: bad input is
     skipped by design, and counted so a surprising number can be looked into)."""
-    repos = store.dep_overview()
+    repos = store.graph.overview()
     if not repos:
         return check(
             "dependency graph", True, "not built yet (the MCP server or `colony-tasks index`)"
@@ -280,10 +280,10 @@ def _embed_repair(store: Store) -> list[str]:
         return [f"Skipped embedding: {error}"]
     if embedder is None:
         return []
-    before = store.vector_counts()
+    before = store.vectors.counts()
     done = semantic.backfill(store, embedder)
     dropped = sum(n for m, n in before.items() if m in state["superseded"]) - sum(
-        n for m, n in store.vector_counts().items() if m in state["superseded"]
+        n for m, n in store.vectors.counts().items() if m in state["superseded"]
     )
     out = [f"Embedded {done} observations with {embedder.model_id}."] if done else []
     if dropped:
@@ -304,9 +304,12 @@ def repair(store: Store) -> list[str]:
     if missing:
         return [f"Skipped the repairs: tables missing ({', '.join(missing)}). {MISSING_STEP}"]
     done = []
-    if store.fts_indexed_count() != store.count_observations() or not store.fts_consistent():
+    if (
+        store.admin.fts_indexed_count() != store.count_observations()
+        or not store.admin.fts_consistent()
+    ):
         store.rebuild_fts()
-        done.append(f"Rebuilt the search index ({store.fts_indexed_count()} observations).")
+        done.append(f"Rebuilt the search index ({store.admin.fts_indexed_count()} observations).")
     released = store.release_expired_claims()
     if released:
         done.append(f"Released {released} expired claims.")
@@ -319,6 +322,6 @@ def repair(store: Store) -> list[str]:
             + ", ".join(s.handle for s in silent[:10])
         )
     done.extend(_embed_repair(store))
-    busy, frames, copied = store.checkpoint()
+    busy, frames, copied = store.admin.checkpoint()
     done.append(f"Checkpointed the WAL ({copied} of {frames} frames{', busy' if busy else ''}).")
     return done

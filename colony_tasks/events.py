@@ -18,7 +18,7 @@ from . import delivery, settings
 from . import sessions as sessions_mod
 from .errors import InvalidInput
 from .globs import is_glob
-from .models import Lane, Session, record
+from .models import Lane, Record, Session
 from .store import Store
 
 TYPE_CHECKING = False
@@ -27,25 +27,33 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Event(record("Event", "session_id agent cwd agent_pid", defaults=(None,))):  # type: ignore[misc]
+class Event(Record):
     """Who raised a lifecycle event: the agent's session id, its kind, its working folder and
     the agent process the hook runs under."""
 
-    __slots__ = ()
+    session_id: str
+    agent: str
+    cwd: str
+    agent_pid: int | None = None
 
 
-class ToolUse(record("ToolUse", "name action paths command use_id", defaults=((), "", ""))):  # type: ignore[misc]
+class ToolUse(Record):
     """A tool call in our terms: ``action`` is ``edit`` (``paths`` are the files it writes),
     ``shell`` (``command`` is what it runs) or ``other``; ``use_id`` pairs a PreToolUse with
     its PostToolUse."""
 
-    __slots__ = ()
+    name: str
+    action: str
+    paths: tuple[str, ...] = ()
+    command: str = ""
+    use_id: str = ""
 
 
-class Result(record("Result", "context deny", defaults=(None, None))):  # type: ignore[misc]
+class Result(Record):
     """Text to inject into the agent's context, or a reason to deny a tool call."""
 
-    __slots__ = ()
+    context: str | None = None
+    deny: str | None = None
 
 
 NOTHING = Result()

@@ -11,7 +11,7 @@ from . import claims as claims_mod
 from .errors import Conflict, InvalidInput, NotAllowed
 from .kinds import ItemStatus, ObsKind
 from .messages import Posted, addressed_to
-from .models import Session, record
+from .models import Record, Session
 from .posts import pending_item, write
 from .sessions import find_session, session_of
 from .store import Store
@@ -23,10 +23,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Accepted(record("Accepted", "handoff_id accept_id claims")):  # type: ignore[misc]
+class Accepted(Record):
     """An accepted handoff and the claims that moved to the acceptor."""
 
-    __slots__ = ()
+    handoff_id: int
+    accept_id: int
+    claims: list[dict[str, Any]]
 
 
 def hand_off(

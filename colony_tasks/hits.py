@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .models import record
+from .models import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,10 +19,9 @@ if TYPE_CHECKING:
 SNIPPET_CHARS = 200
 
 
-class Hit(record("Hit", "id kind author task_id created_at snippet score")):  # type: ignore[misc]
+class Hit(Record):
     """A compact search result; full records come from ``get_observations``."""
 
-    __slots__ = ()
     id: int
     kind: str
     author: str | None

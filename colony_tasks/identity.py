@@ -28,7 +28,7 @@ same user, which can read the 0600 database anyway. Standard library only.
 from __future__ import annotations
 
 import os
-from _operator import _compare_digest as compare_digest  # hmac's, without hashlib
+from hmac import compare_digest
 
 from . import sessions
 from .errors import NotAllowed, NotFound

@@ -69,7 +69,7 @@ def index_repo(
     applying one edit)."""
     started = time.perf_counter()
     repo = repo_key(root)
-    state = store.dep_repo(repo)
+    state = store.graph.repo(repo)
     cache = {} if cache is None else cache
     if state is None or full:
         result = _build(store, repo, state, cache)
@@ -89,16 +89,16 @@ def index_live(
 
 def live_roots(store: Store, *, now: float | None = None) -> list[str]:
     since = (store.now() if now is None else now) - LIVE_WINDOW
-    roots = {repo_key(lane.root) for lane in store.lanes_with_live_sessions(since)}
+    roots = {repo_key(lane.root) for lane in store.graph.lanes_with_live_sessions(since)}
     return sorted(r for r in roots if os.path.exists(os.path.join(r, ".git")))
 
 
 def _lanes_at(store: Store, repo: str) -> list[Lane]:
-    return [lane for lane in store.all_lanes().values() if repo_key(lane.root) == repo]
+    return [lane for lane in store.overview.lanes().values() if repo_key(lane.root) == repo]
 
 
 def _load(store: Store, repo: str, state: dict) -> depgraph.Graph:
-    files, edges = store.dep_graph_rows(repo)
+    files, edges = store.graph.rows(repo)
     return dep_rows.load(repo, state["config_json"], files, edges, _skipped(state))
 
 
@@ -118,10 +118,10 @@ def _build(store: Store, repo: str, state: dict | None, cache: Cache) -> Indexed
     previous = _cached(store, repo, state, cache) if state is not None else None
     graph = depgraph.build(repo, previous=previous)
     with store.transaction():
-        now_state = store.dep_repo(repo)
+        now_state = store.graph.repo(repo)
         if state is None and now_state is not None:
             return Indexed(repo, lost_race=True)
-        store.save_dep_graph(
+        store.graph.save(
             repo,
             root=repo,
             config_json=dep_rows.config_json(graph.config),
@@ -130,7 +130,7 @@ def _build(store: Store, repo: str, state: dict | None, cache: Cache) -> Indexed
             edges=dep_rows.edge_rows(graph),
             edits_seen=seen,
         )
-        final = store.dep_repo(repo)
+        final = store.graph.repo(repo)
     if final is not None:
         cache[repo] = (int(final["edits_seen"]), graph)
     return Indexed(repo, built=True, files=len(graph.files), skipped=graph.skipped)
@@ -139,7 +139,7 @@ def _build(store: Store, repo: str, state: dict | None, cache: Cache) -> Indexed
 def _apply_edits(store: Store, repo: str, state: dict, cache: Cache) -> Indexed:
     start = int(state["edits_seen"])
     lanes = _lanes_at(store, repo)
-    edits = store.edits_after([lane.id for lane in lanes], start)
+    edits = store.graph.edits_after([lane.id for lane in lanes], start)
     result = Indexed(repo, skipped=_skipped(state))
     if not edits:
         return result
@@ -152,10 +152,10 @@ def _apply_edits(store: Store, repo: str, state: dict, cache: Cache) -> Indexed:
     last_edit: dict[str, dict] = {e["path"]: e for e in edits}  # the latest per path
     lane_by_id = {lane.id: lane for lane in lanes}
     with store.transaction():
-        now_state = store.dep_repo(repo)
+        now_state = store.graph.repo(repo)
         if now_state is None or int(now_state["edits_seen"]) != start:
             return Indexed(repo, lost_race=True)
-        store.save_dep_graph(
+        store.graph.save(
             repo,
             root=repo,
             config_json=dep_rows.config_json(graph.config),

@@ -2,80 +2,38 @@
 item statuses and delivery states. Defined once here; every module, filter and front end uses
 these names (a front end that needs a ``Literal`` for its schema is tested against them).
 
-To the type checker each vocabulary is a ``StrEnum``, so a stray string where a status is
-expected is an error. At run time it is :class:`Vocabulary`: a ``str`` subclass whose members
-are its instances, iterable, with ``.value`` and validation by value, like a ``StrEnum`` —
-without the enum machinery, whose six classes cost every hook process ~5 M instructions.
-Members are plain strings to SQLite, JSON and comparisons. Standard library only.
+Each vocabulary is an :class:`enum.StrEnum`, to the type checker and at run time alike: a stray
+string where a status is expected is a type error, members have ``.name`` and ``.value``, a
+vocabulary iterates over its members and validates by value (``TaskStatus("done")``; an
+unknown value raises ``ValueError``). Members are ``str`` instances, so SQLite, JSON and
+comparisons see plain strings. A membership test of a plain string goes through the value
+tuples below (``status in TASK_STATUSES``): on Python 3.11 ``"done" in TaskStatus`` raises
+``TypeError``. Standard library only (``enum`` is loaded by ``re`` anyway).
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from enum import StrEnum as Vocabulary
-else:
-
-    class _VocabularyType(type):
-        """Makes every upper-case class attribute a member (an instance of the class)."""
-
-        def __init__(cls, name, bases, namespace):
-            super().__init__(name, bases, namespace)
-            members = {}
-            for key, value in namespace.items():
-                if key.isupper() and isinstance(value, str):
-                    member = str.__new__(cls, value)
-                    type.__setattr__(cls, key, member)
-                    members[value] = member
-            cls._members = members
-
-        def __iter__(cls) -> Iterator:
-            return iter(cls._members.values())
-
-        def __len__(cls) -> int:
-            return len(cls._members)
-
-        def __contains__(cls, value) -> bool:
-            return value in cls._members
-
-    class Vocabulary(str, metaclass=_VocabularyType):
-        """A closed set of string values (see the module docstring)."""
-
-        __slots__ = ()
-
-        def __new__(cls, value):
-            try:
-                return cls._members[value]
-            except KeyError:
-                raise ValueError(f"{value!r} is not a valid {cls.__name__}") from None
-
-        @property
-        def value(self) -> str:
-            return str.__str__(self)
-
-        def __repr__(self) -> str:
-            return f"{type(self).__name__}({str.__repr__(self)})"
+from enum import StrEnum
 
 
-class AgentKind(Vocabulary):
+class AgentKind(StrEnum):
     CLAUDE = "claude"
     CODEX = "codex"
     HUMAN = "human"
 
 
-class TaskMode(Vocabulary):
+class TaskMode(StrEnum):
     LANE = "lane"  # the one open task of a lane (repository + branch)
     TASK = "task"  # created explicitly
     CHAIN = "chain"  # turn-taking: one coordinator, one turn holder
 
 
-class TaskStatus(Vocabulary):
+class TaskStatus(StrEnum):
     OPEN = "open"
     DONE = "done"  # closed (a chain closed by its coordinator, a finished task)
 
 
-class ObsKind(Vocabulary):
+class ObsKind(StrEnum):
     # what agents do
     PROMPT = "prompt"
     EDIT = "edit"
@@ -98,7 +56,7 @@ class ObsKind(Vocabulary):
     INTERFACE = "interface"  # a module's public surface changed (to its importers' sessions)
 
 
-class ItemStatus(Vocabulary):
+class ItemStatus(StrEnum):
     """The state of an item that waits on someone."""
 
     PENDING = "pending"  # a question or handoff nobody has acted on
@@ -109,7 +67,7 @@ class ItemStatus(Vocabulary):
     RESOLVED = "resolved"
 
 
-class WorkState(Vocabulary):
+class WorkState(StrEnum):
     """The state of a work item of a task's plan."""
 
     OPEN = "open"  # not taken; ready once every dependency is done (or dropped)
@@ -119,7 +77,7 @@ class WorkState(Vocabulary):
     DROPPED = "dropped"  # will not be done; no longer holds up its dependents
 
 
-class DeliveryState(Vocabulary):
+class DeliveryState(StrEnum):
     """Whether a directed message has reached one recipient's context."""
 
     PENDING = "pending"

@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import os
 
-from .models import record
+from .models import Record
 
 
-class LaneInfo(record("LaneInfo", "repo_id root repo_name branch git_dir", defaults=(None,))):  # type: ignore[misc]
+class LaneInfo(Record):
     """``repo_id``: real path of the git common dir (or of the folder outside git);
     ``root``: the working tree's top folder, which paths are relative to."""
 
-    __slots__ = ()
+    repo_id: str
+    root: str
+    repo_name: str
+    branch: str
+    git_dir: str | None = None
 
     @property
     def is_git(self) -> bool:

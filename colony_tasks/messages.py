@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, ObsKind, TaskStatus
-from .models import Observation, Session, Task, record
+from .models import Observation, Record, Session, Task
 from .redact import redact
 from .sessions import lookup
 from .store import Store
@@ -27,10 +27,14 @@ MAX_MESSAGE_CHARS = 16_000
 DIRECTED_REQUESTS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)
 
 
-class Posted(record("Posted", "id task_id kind to recipients")):  # type: ignore[misc]
+class Posted(Record):
     """A stored message and, per recipient, whether it has reached its context yet."""
 
-    __slots__ = ()
+    id: int
+    task_id: int
+    kind: str
+    to: str | None
+    recipients: list[dict[str, Any]]
 
 
 class LoopGuard(NotAllowed):

@@ -11,7 +11,7 @@ from . import chains
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import MESSAGE_KINDS, ItemStatus, ObsKind
 from .messages import Posted, addressed_to, check_text, guarded
-from .models import Observation, Session, record
+from .models import Observation, Record, Session
 from .sessions import find_session, session_of
 from .store import Store
 from .tasks import get_task, task_for
@@ -31,21 +31,23 @@ INITIAL_STATUS = {
 }
 
 
-class AnswerResult(
-    record(  # type: ignore[misc]
-        "AnswerResult",
-        "ok question_id answer_id answered_by note_id message",
-        defaults=(None, None, None, ""),
-    )
-):
+class AnswerResult(Record):
     """``ok`` False when someone else answered first (the text is then kept as a note)."""
 
-    __slots__ = ()
+    ok: bool
+    question_id: int
+    answer_id: int | None = None
+    answered_by: str | None = None
+    note_id: int | None = None
+    message: str = ""
 
     @property
     def id(self) -> int:
         """The message that holds the text: the answer, or the note it became."""
-        return int(self.answer_id if self.ok else self.note_id)
+        found = self.answer_id if self.ok else self.note_id
+        if found is None:
+            raise ValueError("An answer result holds no message id.")
+        return found
 
 
 def pending_item(store: Store, item_id: int, kind: ObsKind) -> Observation:

@@ -74,7 +74,7 @@ class Searcher:
             # Look again: the new model's vectors may be complete now (the engine is kept
             # while the choice stands, with its warm index).
             self.engine = self._engine(required=False) or self.engine
-        if semantic is not False and self.engine is None and self.store.has_vectors():
+        if semantic is not False and self.engine is None and self.store.vectors.any():
             self.engine = self._engine(required=bool(semantic))
         if semantic and self.engine is None:
             raise InvalidInput(

@@ -116,10 +116,10 @@ def retire_superseded(store: Store, model: str) -> int:
     old = [m for m in SUPERSEDED.get(model, ()) if m != model]
     if not old:
         return 0
-    present = store.models_with_vectors(old)
-    if not present or store.count_unembedded(model):
+    present = store.vectors.models_present(old)
+    if not present or store.vectors.count_unembedded(model):
         return 0
-    dropped = store.drop_vectors(present)
+    dropped = store.vectors.drop(present)
     cache = cache_dir_for(store)
     if cache is not None:
         for name in present:
@@ -138,10 +138,10 @@ def search_embedder(store: Store) -> tuple[Embedder | None, bool]:
     embedder = configured_embedder()
     if embedder is None:
         return None, False
-    present = store.models_with_vectors(SUPERSEDED.get(embedder.model_id, ()))
+    present = store.vectors.models_present(SUPERSEDED.get(embedder.model_id, ()))
     if not present:
         return embedder, False
-    counts = store.vector_counts()
+    counts = store.vectors.counts()
     best = max(present, key=lambda m: counts.get(m, 0))
     backend = {model: name for name, model in MODEL_IDS.items()}.get(best)
     if backend is None or counts.get(embedder.model_id, 0) >= counts.get(best, 0):
@@ -157,12 +157,12 @@ def embedding_state(store: Store) -> dict:
     """Where embedding stands: the configured model, how many observations still lack its
     vector, and the vectors of other models (superseded ones are dropped when it is done)."""
     model = configured_model_id()
-    counts = store.vector_counts()
+    counts = store.vectors.counts()
     others = {m: n for m, n in counts.items() if m != model}
     return {
         "model": model,
         "vectors": counts.get(model, 0) if model else 0,
-        "missing": store.count_unembedded(model) if model else 0,
+        "missing": store.vectors.count_unembedded(model) if model else 0,
         "superseded": {m: n for m, n in others.items() if m in SUPERSEDED.get(model or "", ())},
         "others": {m: n for m, n in others.items() if m not in SUPERSEDED.get(model or "", ())},
     }
@@ -200,13 +200,13 @@ def backfill(
             if should_stop is not None and should_stop():
                 break
             size = batch if limit is None else min(batch, limit - done)
-            leased = store.lease_unembedded(model, owner, limit=size, before_id=before)
+            leased = store.vectors.lease_unembedded(model, owner, limit=size, before_id=before)
             if not leased:
                 exhausted = True
                 break
             before = leased[-1][0]
             hashes = [content_hash(text) for _, text in leased]
-            known = store.vectors_by_hash(model, list(set(hashes)))
+            known = store.vectors.by_hash(model, list(set(hashes)))
             todo = [i for i, h in enumerate(hashes) if h not in known]
             if todo:
                 vectors = embedder.embed([leased[i][1] for i in todo])
@@ -216,11 +216,11 @@ def backfill(
             for position, (obs_id, _) in enumerate(leased):
                 dim, blob = known[hashes[position]]
                 rows.append((obs_id, dim, hashes[position], blob))
-            done += store.store_vectors(model, owner, rows)
+            done += store.vectors.save(model, owner, rows)
             if progress is not None:
                 progress(len(rows))
     finally:
-        store.release_leases(model, owner)
+        store.vectors.release_leases(model, owner)
     cache = cache_dir_for(store)
     if done and cache is not None:  # bring the on-disk index up to date for the next reader
         VectorIndex(model, embedder.dim, cache).refresh(store)
@@ -278,7 +278,7 @@ class VectorIndex:
                 self._map_cache(store)
         added = 0
         while True:
-            fetched = store.vectors_after(self.model, self.last_row)
+            fetched = store.vectors.after(self.model, self.last_row)
             if not fetched:
                 return added
             usable = [r for r in fetched if r[2] == self.dim]
@@ -325,7 +325,7 @@ class VectorIndex:
         header = self._header()
         if header is None or not header.get("count"):
             return
-        if header["last_row"] > store.last_vector_row() or header.get("db") != _identity(store):
+        if header["last_row"] > store.vectors.last_row() or header.get("db") != _identity(store):
             self._discard_cache()  # the database was replaced: rebuild from the store
             return
         paths, n = self._paths(), int(header["count"])
@@ -435,7 +435,7 @@ class VectorIndex:
         rough = self.top(query, k * RESCORE)
         if not rough:
             return []
-        stored = store.vectors_for(self.model, [i for i, _ in rough])
+        stored = store.vectors.for_observations(self.model, [i for i, _ in rough])
         query = np.asarray(query, dtype=np.float32)
         exact = []
         for obs_id, approx in rough:
@@ -553,7 +553,7 @@ class SearchEngine:
         ask = [i for i in candidates if i not in listed]
         if not ask:
             return nearest
-        stored = self.store.vectors_for(self.embedder.model_id, ask)
+        stored = self.store.vectors.for_observations(self.embedder.model_id, ask)
         unembedded = [i for i in ask if i not in stored][:FRESH_LIMIT]
         if not unembedded:
             return nearest

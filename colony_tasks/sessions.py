@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover - Windows
 from . import backend, lanes, procs, settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, TaskMode
-from .models import Lane, Session, Task, record
+from .models import Lane, Record, Session, Task
 from .store import Store
 
 TYPE_CHECKING = False
@@ -43,13 +43,14 @@ def slug(text: str) -> str:
     return "".join(out).strip("-")
 
 
-class Joined(record("Joined", "session lane task new_session new_participant")):  # type: ignore[misc]
+class Joined(Record):
     """The result of :func:`register`: the session, its lane and lane task, what was new."""
 
-    __slots__ = ()
     session: Session
     lane: Lane
     task: Task
+    new_session: bool
+    new_participant: bool
 
 
 def agent_kind(agent: str | None) -> str:

@@ -31,7 +31,7 @@ from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .globs import matches
 from .kinds import FINISH_STATES, AgentKind, ObsKind, WorkState
 from .messages import check_text
-from .models import Lane, Session, Task, WorkItem, record
+from .models import Lane, Record, Session, Task, WorkItem
 from .render import ago, clip
 from .sessions import find_session, session_of
 from .store import Store
@@ -50,28 +50,40 @@ STALE_AFTER = claims_mod.STALE_AFTER
 TITLE_IN_TEXT = 60
 
 
-class Planned(record("Planned", "task_id ids ready")):  # type: ignore[misc]
+class Planned(Record):
     """The items a call planned (ids in the order given) and which of them are ready."""
 
-    __slots__ = ()
+    task_id: int
+    ids: list[int]
+    ready: list[int]
 
 
-class Taken(record("Taken", "item granted conflicts message", defaults=((), (), None))):  # type: ignore[misc]
+class Taken(Record):
     """The item taken (None when nothing was ready: ``message`` says why) with its claims."""
 
-    __slots__ = ()
+    item: WorkItem | None
+    granted: Sequence[dict[str, Any]] = ()
+    conflicts: Sequence[claims_mod.PathConflict] = ()
+    message: str | None = None
 
 
-class Finished(record("Finished", "item released ready")):  # type: ignore[misc]
+class Finished(Record):
     """The finished item, the claims released, and the items it made ready."""
 
-    __slots__ = ()
+    item: WorkItem
+    released: list[str]
+    ready: list[WorkItem]
 
 
-class Board(record("Board", "task_id title items counts ready stale")):  # type: ignore[misc]
+class Board(Record):
     """A task's plan: every item in plan order, counts per state, ready and stale item ids."""
 
-    __slots__ = ()
+    task_id: int
+    title: str
+    items: list[WorkItem]
+    counts: dict[str, int]
+    ready: list[int]
+    stale: list[int]
 
 
 # -- reading --------------------------------------------------------------------------------

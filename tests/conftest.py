@@ -49,6 +49,7 @@ CONTRACT_MODULES = {
     "test_use_cases",
     "test_search",
     "test_work",
+    "test_store_facets",
 }
 
 

@@ -85,7 +85,7 @@ def test_corrupted_database_is_reported_clearly(home: Path):
 def test_vectors_of_another_model_and_hook_errors_are_reported(home: Path, repo: Path):
     store = open_default()
     obs = store.add_observation("note", "x")
-    store.store_vectors("old-model", "me", [(obs, 2, "h", b"\x00" * 8)])
+    store.vectors.save("old-model", "me", [(obs, 2, "h", b"\x00" * 8)])
     store.close()
     paths.log("hook user-prompt-submit failed: OperationalError: database is locked")
     _, report = run_doctor()
@@ -218,7 +218,7 @@ def test_an_upgrade_is_a_state_with_a_next_step_not_a_failure(home: Path, repo: 
     assert any(f"Embedded {len(UPGRADE_TEXTS)} observations" in r for r in fixed["repairs"])
     assert any(f"Dropped {len(UPGRADE_TEXTS)} vectors" in r for r in fixed["repairs"])
     store = open_default()
-    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(UPGRADE_TEXTS)}
+    assert store.vectors.counts() == {MODEL_IDS["minilm"]: len(UPGRADE_TEXTS)}
     _, report = run_doctor()
     assert by_name(report)["vectors"]["detail"] == f"{MODEL_IDS['minilm']}: 12 vectors"
 
@@ -233,9 +233,9 @@ def test_the_mcp_worker_re_embeds_an_upgraded_store_and_drops_the_old_vectors(
     store = _static_era_store(UPGRADE_TEXTS)
     partial = semantic.backfill(store, semantic.configured_embedder(), limit=5)
     assert partial == 5  # half-way: the old vectors stay, search keeps using what exists
-    assert store.vector_counts()[MODEL_IDS["static"]] == len(UPGRADE_TEXTS)
+    assert store.vectors.counts()[MODEL_IDS["static"]] == len(UPGRADE_TEXTS)
     EmbeddingWorker(store.path).drain()
-    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(UPGRADE_TEXTS)}
+    assert store.vectors.counts() == {MODEL_IDS["minilm"]: len(UPGRADE_TEXTS)}
 
 
 def test_a_user_who_chose_the_static_table_keeps_it(home: Path, repo: Path):
@@ -249,6 +249,6 @@ def test_a_user_who_chose_the_static_table_keeps_it(home: Path, repo: Path):
     assert settings.get("search", "embedder") == "static"
     store = _static_era_store(UPGRADE_TEXTS)
     EmbeddingWorker(store.path).drain()
-    assert store.vector_counts() == {MODEL_IDS["static"]: len(UPGRADE_TEXTS)}
+    assert store.vectors.counts() == {MODEL_IDS["static"]: len(UPGRADE_TEXTS)}
     _, report = run_doctor()
     assert by_name(report)["vectors"]["ok"]

@@ -217,7 +217,7 @@ def test_two_indexers_applying_the_same_edits_announce_the_change_once(
     _edit(store, "a", project, lang["api"], lang["new"])
     second = Store(store.path)
     try:
-        state = store.dep_repo(interfaces.repo_key(str(project)))
+        state = store.graph.repo(interfaces.repo_key(str(project)))
         first = interfaces.index_repo(store, str(project))
         # The second indexer read the same starting point before the first one wrote.
         late = interfaces._apply_edits(second, interfaces.repo_key(str(project)), state, {})
@@ -280,11 +280,11 @@ def test_bad_files_never_break_the_indexer_and_are_counted(store: Store, project
     built = interfaces.index_repo(store, str(project))
 
     assert built.built
-    files = {r[0] for r in store.dep_graph_rows(interfaces.repo_key(str(project)))[0]}
+    files = {r[0] for r in store.graph.rows(interfaces.repo_key(str(project)))[0]}
     assert "gen/out.py" not in files and "src/blob.py" not in files
     assert built.skipped.get("binary") == 1 and built.skipped.get("too_large") == 1
     assert built.skipped.get("unparseable") == 1
-    [overview] = store.dep_overview()
+    [overview] = store.graph.overview()
     assert overview["skipped"] == built.skipped
 
 
@@ -326,7 +326,7 @@ def test_the_mcp_servers_index_worker_builds_the_graph_and_relays_on_its_own(
             worker.stop_event.wait(0.05)
 
     try:
-        wait_for("the first build", lambda: db.dep_repo(interfaces.repo_key(str(project))))
+        wait_for("the first build", lambda: db.graph.repo(interfaces.repo_key(str(project))))
         _edit(db, "b", project, *lang["viewer"])
         _edit(db, "a", project, lang["api"], lang["new"])
         interface = "SELECT id FROM observations WHERE kind = 'interface'"
@@ -369,7 +369,7 @@ def test_the_worker_indexes_git_work_trees_only_never_a_plain_folder(
     done = interfaces.index_live(store)
 
     assert [d.repo for d in done] == [interfaces.repo_key(str(project))]
-    assert store.dep_repo(interfaces.repo_key(str(plain))) is None
+    assert store.graph.repo(interfaces.repo_key(str(plain))) is None
 
 
 def test_index_command_says_what_it_built_and_relayed(home: Path, project: Path):

@@ -3,6 +3,8 @@ with it, and a closed chain is listed as done through the CLI, the MCP server an
 
 from __future__ import annotations
 
+import enum
+import json
 import os
 import sqlite3
 import typing
@@ -15,7 +17,17 @@ from starlette.testclient import TestClient
 
 from colony_tasks import actions, sessions
 from colony_tasks.cli import cli
-from colony_tasks.kinds import POSTABLE_KINDS, TASK_STATUSES, TaskStatus
+from colony_tasks.kinds import (
+    POSTABLE_KINDS,
+    TASK_STATUSES,
+    AgentKind,
+    DeliveryState,
+    ItemStatus,
+    ObsKind,
+    TaskMode,
+    TaskStatus,
+    WorkState,
+)
 from colony_tasks.mcp_server import tools_read, tools_thread
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import Store, open_default
@@ -121,3 +133,37 @@ def test_a_chain_closed_before_the_vocabulary_migration_reads_as_done(tmp_path: 
     finally:
         new.close()
     assert row["title"] == "old chain" and row["status"] == "done"
+
+
+VOCABULARIES = [AgentKind, TaskMode, TaskStatus, ObsKind, ItemStatus, WorkState, DeliveryState]
+
+
+def test_a_member_has_the_name_and_value_the_type_checker_sees():
+    assert TaskStatus.DONE.name == "DONE" and TaskStatus.DONE.value == "done"
+    assert DeliveryState.REPORTED.name == "REPORTED"
+    assert DeliveryState.REPORTED.value == "undeliverable-reported"
+    for vocabulary in VOCABULARIES:
+        assert all(isinstance(member, enum.Enum) for member in vocabulary)
+        assert [m.name for m in vocabulary] == list(vocabulary.__members__)
+
+
+def test_a_vocabulary_iterates_in_order_and_validates_by_value():
+    assert list(TaskStatus) == [TaskStatus.OPEN, TaskStatus.DONE]
+    assert TASK_STATUSES == ("open", "done")
+    assert TaskStatus("done") is TaskStatus.DONE
+    assert WorkState("done") is WorkState.DONE and WorkState.DONE is not TaskStatus.DONE
+    with pytest.raises(ValueError, match="'completed' is not a valid TaskStatus"):
+        TaskStatus("completed")
+
+
+def test_members_are_plain_strings_to_json_sqlite_and_comparisons():
+    assert ObsKind.NOTE == "note" and f"{ObsKind.NOTE}" == "note" and str(ObsKind.NOTE) == "note"
+    assert {"note": 1}[ObsKind.NOTE] == 1
+    encoded = json.dumps({"kind": ObsKind.NOTE, ItemStatus.PENDING: [WorkState.TAKEN]})
+    assert encoded == '{"kind": "note", "pending": ["taken"]}'
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t(status TEXT)")
+    db.execute("INSERT INTO t VALUES (?)", (TaskStatus.DONE,))
+    (stored,) = db.execute("SELECT status FROM t WHERE status = ?", ("done",)).fetchone()
+    assert stored == "done" and type(stored) is str
+    assert TaskStatus(stored) is TaskStatus.DONE

@@ -35,7 +35,7 @@ def test_backfill_embeds_each_row_once_and_reuses_identical_text(store: Store):
     assert semantic.backfill(store, fake, batch=2) == len(ids) + 1
     assert sorted(fake.calls) == sorted(t for _, t in HISTORY)  # the duplicate was not embedded
     assert semantic.backfill(store, fake) == 0
-    assert store.vector_counts() == {"fake-64": len(ids) + 1}
+    assert store.vectors.counts() == {"fake-64": len(ids) + 1}
 
 
 def test_switching_the_model_re_embeds_without_mixing_vectors(store: Store):
@@ -43,7 +43,7 @@ def test_switching_the_model_re_embeds_without_mixing_vectors(store: Store):
     semantic.backfill(store, FakeEmbedder("fake-a", 32))
     other = FakeEmbedder("fake-b", 48)
     assert semantic.backfill(store, other) == len(HISTORY)
-    assert store.vector_counts() == {"fake-a": len(HISTORY), "fake-b": len(HISTORY)}
+    assert store.vectors.counts() == {"fake-a": len(HISTORY), "fake-b": len(HISTORY)}
     index = semantic.VectorIndex("fake-b", 48)
     index.refresh(store)
     assert len(index) == len(HISTORY) and index.segments[0][2].shape == (len(HISTORY), 48)
@@ -141,7 +141,7 @@ def test_two_backfill_processes_embed_each_row_once(tmp_path: Path):
         line for log in logs if Path(log).exists() for line in Path(log).read_text().splitlines()
     ]
     assert len(embedded) == 400 and len(set(embedded)) == 400
-    assert Store(path).vector_counts() == {"fake-64": 400}
+    assert Store(path).vectors.counts() == {"fake-64": 400}
 
 
 def test_static_backend_embeds_stores_and_retrieves(store: Store):
@@ -272,10 +272,12 @@ def test_a_fresh_hit_not_yet_embedded_is_not_ranked_below_older_embedded_ones(st
     engine = semantic.SearchEngine(store, embedder, cache=False)
     engine.search("warm the index up")
     fresh = store.add_observation("prompt", "why does the login retry forget the auth token")
-    assert store.vectors_for(embedder.model_id, [fresh]) == {}  # not embedded yet
+    assert store.vectors.for_observations(embedder.model_id, [fresh]) == {}  # not embedded yet
     hits = engine.search("login retry token")
     assert hits[0].id == fresh, [(h.id, h.snippet) for h in hits]
-    assert store.vectors_for(embedder.model_id, [fresh]) == {}  # a search writes nothing
+    assert (
+        store.vectors.for_observations(embedder.model_id, [fresh]) == {}
+    )  # a search writes nothing
     semantic.backfill(store, embedder)
     after = engine.search("login retry token")  # the same ranking once the worker embedded it
     assert [(h.id, h.score) for h in after] == [(h.id, h.score) for h in hits]
@@ -299,7 +301,7 @@ def test_during_an_upgrade_search_uses_the_old_vectors_until_the_new_ones_are_co
     assert searcher.search(query)[0].snippet == HISTORY[2][1]
     assert searcher.engine.embedder.model_id == MODEL_IDS["static"]
     semantic.backfill(store, get_embedder())  # done: the static vectors are dropped
-    assert store.vector_counts() == {MODEL_IDS["minilm"]: len(HISTORY)}
+    assert store.vectors.counts() == {MODEL_IDS["minilm"]: len(HISTORY)}
     assert searcher.search(query)[0].snippet == HISTORY[2][1]
     assert not searcher.interim and searcher.engine.embedder.model_id == MODEL_IDS["minilm"]
 

@@ -12,7 +12,6 @@ import pytest
 
 from colony_tasks import paths
 from colony_tasks.store import Store, open_default
-from colony_tasks.store import base as store_base
 from colony_tasks.store.schema import LATEST, MIGRATIONS, Migration
 
 
@@ -69,24 +68,19 @@ def test_failing_migration_leaves_database_at_previous_version(tmp_path: Path):
     assert LATEST + 1 not in [m["version"] for m in db.applied_migrations()]
 
 
-def test_up_to_date_open_runs_no_ddl(tmp_path: Path):
+def test_up_to_date_open_runs_no_ddl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "c.db"
     Store(path).close()
     statements: list[str] = []
-    db = Store.__new__(Store)
-    driver = store_base.sqlite3  # the module the store connects through
-    original_connect = driver.connect
+    original_connect = sqlite3.connect
 
     def tracing_connect(*args, **kwargs):
         conn = original_connect(*args, **kwargs)
         conn.set_trace_callback(statements.append)
         return conn
 
-    driver.connect = tracing_connect
-    try:
-        Store.__init__(db, path)
-    finally:
-        driver.connect = original_connect
+    monkeypatch.setattr(sqlite3, "connect", tracing_connect)  # the module the store uses
+    Store(path).close()
     assert not any("CREATE" in s.upper() or "ALTER" in s.upper() for s in statements)
     assert any("user_version" in s for s in statements)
 

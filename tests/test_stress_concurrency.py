@@ -210,7 +210,7 @@ def test_simultaneous_hooks_lose_nothing_and_deliver_each_item_once(
     assert log_text(home, tmp_path) == ""
     assert run.at_barrier == run.processes  # every process was released at the barrier
     with Store(home / "colony.db") as store:
-        assert store.integrity_check() == ["ok"] and store.fts_consistent()
+        assert store.admin.integrity_check() == ["ok"] and store.admin.fts_consistent()
         rows = store.conn.execute(
             "SELECT id, session_id, task_id, kind, text FROM observations"
         ).fetchall()

@@ -77,9 +77,12 @@ def assert_fail_open(results: list, *, expect_empty_stdout: bool = True) -> None
 def consistency_problems(store: Store) -> list[str]:
     """Every way a half-written message, claim transfer or edit would show."""
     problems = []
-    if store.integrity_check() != ["ok"]:
-        problems.append(f"integrity: {store.integrity_check()}")
-    if not store.fts_consistent() or store.fts_indexed_count() != store.count_observations():
+    if store.admin.integrity_check() != ["ok"]:
+        problems.append(f"integrity: {store.admin.integrity_check()}")
+    if (
+        not store.admin.fts_consistent()
+        or store.admin.fts_indexed_count() != store.count_observations()
+    ):
         problems.append("fts index out of step with observations")
     rows = {
         r["id"]: dict(r)
@@ -224,10 +227,8 @@ def test_a_writer_killed_at_random_points_never_leaves_a_half_written_message(
 # (one tick per 10 virtual-machine instructions): a kill at a random point inside migrations,
 # mid-statement included, independent of the machine's speed. Prints the ticks if it survives.
 KILL_AFTER_TICKS = """
-import os, signal, sys
-from colony_tasks.store import base
-driver = base.sqlite3  # the module the store connects through
-limit, ticks, real = int(sys.argv[1]), [0], driver.connect
+import os, signal, sqlite3, sys
+limit, ticks, real = int(sys.argv[1]), [0], sqlite3.connect
 def tick():
     ticks[0] += 1
     if ticks[0] >= limit:
@@ -237,7 +238,7 @@ def connect(*args, **kwargs):
     conn = real(*args, **kwargs)
     conn.set_progress_handler(tick, 10)
     return conn
-driver.connect = connect
+sqlite3.connect = connect
 from colony_tasks.store import open_default
 open_default().close()
 print(ticks[0])
@@ -273,7 +274,7 @@ def test_a_process_killed_while_migrating_leaves_a_recorded_schema_version(tmp_p
         landed.append(version)
         with Store(home / "colony.db") as store:
             assert store.schema_version() == LATEST
-            assert store.integrity_check() == ["ok"] and store.fts_consistent()
+            assert store.admin.integrity_check() == ["ok"] and store.admin.fts_consistent()
     assert len(set(landed)) > 1 or MIGRATION_KILLS < 10  # kills landed at different migrations
     print(f"{MIGRATION_KILLS} kills while migrating a new store; versions left: {landed}")
 
@@ -411,7 +412,7 @@ def test_a_full_disk_fails_open_and_damages_nothing_already_stored(
         for table, rows in before.items():
             assert set(rows) <= set(after[table]), table
         with Store(home / "colony.db") as store:
-            assert store.integrity_check() == ["ok"] and store.fts_consistent()
+            assert store.admin.integrity_check() == ["ok"] and store.admin.fts_consistent()
         payload = claude("user-prompt-submit", "seed", repo, prompt="room again")
         assert run_hook("user-prompt-submit", payload, home).returncode == 0
         with Store(home / "colony.db") as store:

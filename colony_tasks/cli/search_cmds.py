@@ -94,7 +94,7 @@ def embed(store: Store, model: str | None, batch: int, as_json: bool) -> None:
     embedder = semantic_mod.configured_embedder(model)
     if embedder is None:
         raise click.ClickException("The embedder is set to none; pass --model static.")
-    missing = store.count_unembedded(embedder.model_id)
+    missing = store.vectors.count_unembedded(embedder.model_id)
     with click.progressbar(
         length=missing,
         label=f"Embedding with {embedder.model_id}",
@@ -104,7 +104,7 @@ def embed(store: Store, model: str | None, batch: int, as_json: bool) -> None:
     data = {
         "model": embedder.model_id,
         "embedded": done,
-        "vectors": store.vector_counts().get(embedder.model_id, 0),
+        "vectors": store.vectors.counts().get(embedder.model_id, 0),
     }
     emit(
         as_json,

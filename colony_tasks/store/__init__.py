@@ -33,13 +33,16 @@ Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it 
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
 in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hooks import this.
 
-Team mode runs the same mixins on PostgreSQL (:mod:`.pg`, migrations in :mod:`.pg_schema`):
-:func:`open_store` picks the backend from the address, :func:`open_default` from the
-configuration (:mod:`colony_tasks.backend`). Sessions then also record ``developer`` and
-``machine``, and lanes are keyed by the repository's normalised remote URL.
+Team mode runs the same mixins and facets on PostgreSQL (:mod:`.pg`, migrations in
+:mod:`.pg_schema`): :func:`open_store` picks the backend from the address, :func:`open_default`
+from the configuration (:mod:`colony_tasks.backend`). Sessions then also record ``developer``
+and ``machine``, and lanes are keyed by the repository's normalised remote URL.
 """
 
 from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .. import backend, paths
 from .base import StoreBase
@@ -50,40 +53,11 @@ from .sessions import SessionsMixin
 from .tasks import TasksMixin
 from .work import WorkMixin
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .depgraph import DepGraphMixin
-    from .maintenance import MaintenanceMixin
-    from .overview import OverviewMixin
-    from .vectors import VectorsMixin
-
-    class _OnFirstUse(VectorsMixin, MaintenanceMixin, OverviewMixin, DepGraphMixin):
-        pass
-
-else:
-
-    class _OnFirstUse(StoreBase):
-        """The mixins a hook never touches (embeddings, the viewer's and doctor's bulk reads,
-        the dependency graph), loaded the first time one of their attributes is asked
-        for: importing them costs every hook process ~2 M instructions. On that first miss they
-        become this class's bases, so the whole store (and :class:`.pg.PgStore`) then resolves
-        them as ordinary inherited methods. The type checker sees them as plain bases."""
-
-        def __getattr__(self, name: str):
-            if _OnFirstUse.__bases__ == (StoreBase,):
-                from .depgraph import DepGraphMixin
-                from .maintenance import MaintenanceMixin
-                from .overview import OverviewMixin
-                from .vectors import VectorsMixin
-
-                _OnFirstUse.__bases__ = (
-                    VectorsMixin,
-                    MaintenanceMixin,
-                    OverviewMixin,
-                    DepGraphMixin,
-                )
-                return getattr(self, name)
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    from .depgraph import Graph
+    from .maintenance import Admin
+    from .overview import Overview
+    from .vectors import Vectors
 
 
 class Store(
@@ -93,17 +67,52 @@ class Store(
     ClaimsMixin,
     DeliveryMixin,
     WorkMixin,
-    _OnFirstUse,
+    StoreBase,
 ):
     """The SQLite store; see the module docstring for the data model.
 
     One mixin per file, each named for the tables it holds: ``sessions`` (lanes, sessions),
     ``tasks`` (tasks, participants, cursors), ``observations`` (everything recorded, its FTS
-    index and paths), ``claims``, ``delivery`` (recipients), ``vectors`` (embeddings),
-    ``work`` (plans: work items, dependencies, waiters), ``maintenance`` and ``overview``
-    (the viewer's and doctor's bulk reads), ``depgraph`` (the dependency graph of indexed work
-    trees, written and read by the indexer only).
+    index and paths), ``claims``, ``delivery`` (recipients), ``work`` (plans: work items,
+    dependencies, waiters).
+
+    The parts no hook uses are facets, each a small object made on first use by a cached
+    property below: :attr:`vectors` (embeddings), :attr:`admin` (the doctor's checks and
+    repairs), :attr:`overview` (the viewer's batched reads), :attr:`graph` (the dependency
+    graph of indexed work trees). Each property imports its module when first read: a
+    deliberate lazy import, so that a process that never reaches for them (a hook, a relay
+    serving hooks) does not load them; there is no import cycle to dodge.
     """
+
+    @cached_property
+    def vectors(self) -> Vectors:
+        """Embeddings and the backfill's leases (:mod:`.vectors`; imported on first use)."""
+        from .vectors import Vectors
+
+        return Vectors(self)
+
+    @cached_property
+    def admin(self) -> Admin:
+        """Health checks and safe repairs (:mod:`.maintenance`; imported on first use)."""
+        from .maintenance import Admin
+
+        return Admin(self)
+
+    @cached_property
+    def overview(self) -> Overview:
+        """Batched reads across tasks for the viewer (:mod:`.overview`; imported on first
+        use)."""
+        from .overview import Overview
+
+        return Overview(self)
+
+    @cached_property
+    def graph(self) -> Graph:
+        """The dependency graph of indexed work trees (:mod:`.depgraph`; imported on first
+        use)."""
+        from .depgraph import Graph
+
+        return Graph(self)
 
 
 def open_store(address: str, **kwargs) -> Store:

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-# The C module under the `sqlite3` package: the package's dbapi2 layer only adds the datetime
-# adapters this store never uses, and importing it (with `datetime`) costs every hook process
-# ~1.5 ms. The classes and exceptions are the same objects as `sqlite3`'s.
-import _sqlite3 as sqlite3
-import _thread
 import os
+import sqlite3
+import threading
 import time
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from typing import Any
 
     from .schema import Migration
 
@@ -45,7 +41,7 @@ class StoreBase:
     ) -> None:
         self.path = str(path)
         self.clock = clock
-        self._lock = _thread.RLock()
+        self._lock = threading.RLock()
         self._depth = 0
         if self.path != ":memory:":
             paths.touch_private(self.path)
@@ -194,3 +190,16 @@ class _Transaction:
                 store._finish(exc_type is None)
         finally:
             store._lock.release()
+
+
+class Facet:
+    """A rarely used part of the store (``store.vectors``, ``store.admin``, ``store.overview``,
+    ``store.graph``): a small object holding the store, created on first use by a property of
+    :class:`colony_tasks.store.Store`. It runs its SQL through the store's ``_all``, ``_one``,
+    ``_run`` and ``transaction``, so :class:`colony_tasks.store.pg.PgStore` translates it as
+    it translates the store's own statements."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: StoreBase) -> None:
+        self.store = store

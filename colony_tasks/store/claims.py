@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..redact import redact
 from .base import StoreBase
 
 MAX_NOTE_CHARS = 16_000
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
 CLAIM_COLUMNS = (
     "c.id, c.session_id, c.task_id, c.repo_id, c.lane_id, c.pattern, c.is_glob, c.note,"

@@ -5,14 +5,14 @@ Also the two counts the loop guard reads (agent requests since the last human ev
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..models import Observation
 from .base import StoreBase
 from .observations import OBS_COLUMNS, row_to_observation
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
 
 class DeliveryMixin(StoreBase):

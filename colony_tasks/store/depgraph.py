@@ -10,41 +10,48 @@ last edit observation applied (``edits_seen``). Only the indexer (MCP server wor
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from ..models import Lane
 from ..redact import redact
-from .base import StoreBase
+from .base import Facet
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import Any
 
 FILE_COLUMNS = "path, lang, mtime_ns, size, hash, error, specs_json, surface_json"
+# An upsert both SQLite and PostgreSQL read (``INSERT OR REPLACE`` is SQLite's alone).
+_UPDATE_FILE = ", ".join(f"{c} = excluded.{c}" for c in FILE_COLUMNS.split(", ")[1:])
 
 
-class DepGraphMixin(StoreBase):
-    def dep_repo(self, repo: str) -> dict[str, Any] | None:
-        row = self._one(
+class Graph(Facet):
+    """``store.graph``: the dependency graphs of indexed work trees (the indexer's tables)."""
+
+    def repo(self, repo: str) -> dict[str, Any] | None:
+        row = self.store._one(
             "SELECT repo, root, config_json, skipped_json, built_at, edits_seen FROM dep_repos"
             " WHERE repo = ?",
             (repo,),
         )
         return dict(row) if row else None
 
-    def dep_graph_rows(self, repo: str) -> tuple[list[tuple], list[tuple]]:
+    def rows(self, repo: str) -> tuple[list[tuple], list[tuple]]:
         """``(file rows, edge rows)`` of one work tree, in ``depgraph.rows`` order."""
         files = [
             tuple(r)
-            for r in self._all(f"SELECT {FILE_COLUMNS} FROM dep_files WHERE repo = ?", (repo,))
+            for r in self.store._all(
+                f"SELECT {FILE_COLUMNS} FROM dep_files WHERE repo = ?", (repo,)
+            )
         ]
         edges = [
             tuple(r)
-            for r in self._all("SELECT src, dst, names_json FROM dep_edges WHERE repo = ?", (repo,))
+            for r in self.store._all(
+                "SELECT src, dst, names_json FROM dep_edges WHERE repo = ?", (repo,)
+            )
         ]
         return files, edges
 
-    def save_dep_graph(
+    def save(
         self,
         repo: str,
         *,
@@ -58,7 +65,7 @@ class DepGraphMixin(StoreBase):
     ) -> None:
         """Replace a work tree's graph (``paths`` None) or only the rows of ``paths``, in one
         transaction with its ``dep_repos`` row."""
-        built_at = self.now()
+        built_at = self.store.now()
         # Signatures and import specs are the user's code: a default argument can hold a
         # secret. Text columns are redacted like everything else stored, before the lock.
         clean_files = [
@@ -76,24 +83,30 @@ class DepGraphMixin(StoreBase):
             for path, lang, mtime, size, digest, error, specs, surface in files
         ]
         clean_edges = [(repo, redact(src), redact(dst), redact(names)) for src, dst, names in edges]
-        with self.transaction():
+        with self.store.transaction():
             if paths is None:
-                self._run("DELETE FROM dep_files WHERE repo = ?", (repo,))
-                self._run("DELETE FROM dep_edges WHERE repo = ?", (repo,))
+                self.store._run("DELETE FROM dep_files WHERE repo = ?", (repo,))
+                self.store._run("DELETE FROM dep_edges WHERE repo = ?", (repo,))
             else:
                 gone = [(repo, p) for p in paths]
-                self.conn.executemany("DELETE FROM dep_files WHERE repo = ? AND path = ?", gone)
-                self.conn.executemany("DELETE FROM dep_edges WHERE repo = ? AND src = ?", gone)
-            self.conn.executemany(
-                f"INSERT OR REPLACE INTO dep_files(repo, {FILE_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                self.store.conn.executemany(
+                    "DELETE FROM dep_files WHERE repo = ? AND path = ?", gone
+                )
+                self.store.conn.executemany(
+                    "DELETE FROM dep_edges WHERE repo = ? AND src = ?", gone
+                )
+            self.store.conn.executemany(
+                f"INSERT INTO dep_files(repo, {FILE_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(repo, path) DO UPDATE SET"
+                f" {_UPDATE_FILE}",
                 clean_files,
             )
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO dep_edges(repo, src, dst, names_json) VALUES (?, ?, ?, ?)",
+            self.store.conn.executemany(
+                "INSERT INTO dep_edges(repo, src, dst, names_json) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(repo, src, dst) DO UPDATE SET names_json = excluded.names_json",
                 clean_edges,
             )
-            self._run(
+            self.store._run(
                 "INSERT INTO dep_repos(repo, root, config_json, skipped_json, built_at, edits_seen)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(repo) DO UPDATE SET root = excluded.root,"
                 " config_json = excluded.config_json, skipped_json = excluded.skipped_json,"
@@ -103,7 +116,7 @@ class DepGraphMixin(StoreBase):
             )
 
     def set_edits_seen(self, repo: str, observation_id: int) -> None:
-        self._run(
+        self.store._run(
             "UPDATE dep_repos SET edits_seen = MAX(edits_seen, ?) WHERE repo = ?",
             (int(observation_id), repo),
         )
@@ -116,7 +129,7 @@ class DepGraphMixin(StoreBase):
         if not lane_ids:
             return []
         marks = ",".join("?" * len(lane_ids))
-        rows = self._all(
+        rows = self.store._all(
             "SELECT o.id, o.session_id, o.created_at, p.path FROM observations o"
             " JOIN observation_paths p ON p.observation_id = o.id"
             " JOIN sessions s ON s.id = o.session_id"
@@ -128,7 +141,7 @@ class DepGraphMixin(StoreBase):
 
     def lanes_with_live_sessions(self, since: float) -> list[Lane]:
         """Lanes with at least one session that has not ended and was seen after ``since``."""
-        rows = self._all(
+        rows = self.store._all(
             "SELECT DISTINCT l.id, l.repo_id, l.root, l.repo_name, l.branch FROM lanes l"
             " JOIN sessions s ON s.lane_id = l.id"
             " WHERE s.ended_at IS NULL AND s.last_seen_at >= ? ORDER BY l.id",
@@ -136,9 +149,9 @@ class DepGraphMixin(StoreBase):
         )
         return [Lane(*r) for r in rows]
 
-    def dep_overview(self) -> list[dict[str, Any]]:
+    def overview(self) -> list[dict[str, Any]]:
         """Per indexed work tree: files, edges, unparseable files, what was skipped, when built."""
-        rows = self._all(
+        rows = self.store._all(
             "SELECT r.repo, r.built_at, r.skipped_json,"
             " (SELECT COUNT(*) FROM dep_files f WHERE f.repo = r.repo) AS files,"
             " (SELECT COUNT(*) FROM dep_edges e WHERE e.repo = r.repo) AS edges"

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING, Any
 
 from ..models import Observation, load_meta
 from ..redact import redact, redact_value
 from .base import StoreBase
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Iterable, Sequence
-    from typing import Any
 
 # Keyword search ranks the newest rows first (see ``fts_search``): bench/search.py measures
 # two common words at 1M observations.

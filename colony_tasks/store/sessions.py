@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..models import Lane, Session
 from ..redact import redact
 from .base import StoreBase
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from typing import Any
 
 SESSION_COLUMNS = (
     "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at, machine,"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..kinds import TaskMode, TaskStatus
 from ..models import Session, Task
 from ..redact import redact
@@ -10,10 +12,8 @@ from .sessions import SESSION_COLUMNS
 
 MAX_TITLE_CHARS = 500
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from typing import Any
 
 TASK_COLUMNS = (
     "id, title, mode, status, lane_id, created_by, created_at, closed_at, coordinator,"

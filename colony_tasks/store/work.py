@@ -8,16 +8,15 @@ caller inside ``BEGIN IMMEDIATE``, so two sessions can never take one item.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from ..models import WorkItem
 from ..redact import redact
 from .base import StoreBase
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
     from collections.abc import Sequence
-    from typing import Any
 
 WORK_COLUMNS = (
     "w.id, w.task_id, w.title, w.description, w.files, w.state, w.owner, s.handle AS owner_handle,"

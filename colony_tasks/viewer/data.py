@@ -56,7 +56,7 @@ def overview(store: Store, *, status: str = TaskStatus.OPEN, limit: int = 200) -
     now = store.now()
     rows = actions.task_list(store, status=status, limit=limit)
     ids = [row["id"] for row in rows]
-    members = store.participants_by_task(ids)
+    members = store.overview.participants_by_task(ids)
     waiting: dict[int, dict[str, list[Observation]]] = {i: {} for i in ids}
     for obs in store.open_items(
         kinds=WAITING_KINDS,
@@ -91,7 +91,7 @@ def decorate(
 ) -> list[dict[str, Any]]:
     """Thread items with what their cards show: author kind, resolution, the item replied to."""
     waiting = [o.id for o in items if o.kind in WAITING_KINDS]
-    resolved = store.resolutions(waiting)
+    resolved = store.overview.resolutions(waiting)
     parents = {
         o.id: o for o in store.get_observations([o.in_reply_to for o in items if o.in_reply_to])
     }
@@ -200,7 +200,7 @@ def items_after(
 def claims_view(store: Store) -> dict[str, Any]:
     """Claims per repository with state and age; overlapping claims of two sessions flagged."""
     now = store.now()
-    lanes = store.all_lanes()
+    lanes = store.overview.lanes()
     names = {lane.repo_id: (lane.repo_name, lane.root) for lane in lanes.values()}
     repos: dict[str, dict[str, Any]] = {}
     for claim in claims_mod.list_live(store):
@@ -240,8 +240,8 @@ def _overlap(claim: dict[str, Any]) -> dict[str, Any]:
 def sessions_view(store: Store, *, limit: int = 300) -> dict[str, Any]:
     """Sessions, most recently seen first, with presence, lane and open tasks."""
     now = store.now()
-    lanes = store.all_lanes()
-    tasks = store.open_tasks_by_session()
+    lanes = store.overview.lanes()
+    tasks = store.overview.open_tasks_by_session()
     rows = []
     for session in store.list_sessions(limit=limit):
         lane = lanes.get(session.lane_id) if session.lane_id else None
