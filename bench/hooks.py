@@ -201,7 +201,8 @@ def runner(
     def call() -> None:
         payload = data() if callable(data) else data
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        result = subprocess.run(args, input=payload, capture_output=True, env=env)
+        # In a folder of no checkout, as agents run hooks (`python -m` puts it on the path).
+        result = subprocess.run(args, input=payload, capture_output=True, env=env, cwd="/")
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if result.returncode != 0:
             raise SystemExit(f"{args} exited {result.returncode}: {result.stderr[-500:]!r}")
