@@ -28,10 +28,19 @@ def take_lock(key: str) -> int | None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd
         except OSError:
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or _serving(key):
                 os.close(fd)
                 return None
             time.sleep(0.05)
+
+
+def _serving(key: str) -> bool:
+    """Whether a relay answers on the socket (then this one is not needed; a retiring relay
+    has removed its socket already)."""
+    try:
+        return wire.ask(wire.socket_path(key), {"op": "ping"}, 1.0) is not None
+    except wire.NoRelay:
+        return False
 
 
 def main() -> int:
