@@ -113,12 +113,22 @@ def deliver(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any]
         from ..team import client as team_client
 
         return team_client.handle(url, req)
+    start = False
     if wire.enabled():
         wait = SESSION_END_RELAY_WAIT if event == "session-end" else RELAY_WAIT
-        reply = wire.request_once(wire.LOCAL_KEY, req, wait, start=True)
+        try:
+            reply = wire.ask(wire.socket_path(wire.LOCAL_KEY), {"v": wire.VERSION, **req}, wait)
+        except wire.NoRelay:
+            reply, start = None, True
         if reply is not None and not reply.get("retire"):
             return reply if "error" not in reply else None  # the relay logged why
-    return apply_in_process(event, req, exiting=exiting)
+    try:
+        return apply_in_process(event, req, exiting=exiting)
+    finally:
+        if start:
+            # For the next hook; started once this one's work is done, so that the relay's
+            # start does not compete with it for the machine.
+            wire.spawn()
 
 
 def handle(
