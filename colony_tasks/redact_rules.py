@@ -104,7 +104,10 @@ def _spell(word: str) -> tuple[str, str, str]:
 # a sensitive word, an optional closing quote, a separator, then the value. Values that are
 # code rather than data (booleans, None, type names, calls, references like $VAR or {{ x }})
 # are left alone. Every alternative starts with a literal, so `re` can skip ahead.
-_SEP = r"""["']?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
+_SEP = (
+    r"""["']?+\]?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?=|,(?=[ \t]{0,8}+["']))"""
+    r"""[ \t]{0,8}+(?:\([ \t]{0,8}+\r?\n[ \t]{0,32}+)?+"""
+)
 _STRONG = (
     r"(?>(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd)))"
 )
@@ -120,10 +123,14 @@ CODE = (
     r"|[sS](?i:tr(?:ing)?|elf|ecretstr)|[iI](?i:nt|nput|nherit)|[bB](?i:ool|ytes)"
     r"|[oO](?i:ptional|s)|[aA](?i:ny)|[eE](?i:nv)|[pP](?i:rocess)|[gG](?i:et(?:env|pass)))"
     r"(?![\w-])|[A-Za-z_][\w.]{0,64}+[(\[]"
+    # a name that ends in a sensitive word (args.password, db_password, cfg.api_token)
+    r"|[A-Za-z_][\w.]{0,64}+(?:(?<=[._]password)|(?<=[._]passwd)|(?<=[._]pwd)|(?<=[._]secret)"
+    r"|(?<=[._]token)|(?<=[._]key)|(?<=[._]PASSWORD)|(?<=[._]SECRET)|(?<=[._]TOKEN)|(?<=[._]KEY))"
+    r"(?![^\s,;)\]}])"
 )
 # Nor are values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x).
 CODE_CHECK = "@CODE@"
-_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`])" + CODE_CHECK
+_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`)\],;}])" + CODE_CHECK
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
 _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
@@ -146,7 +153,9 @@ _STRONG_WORDS = (  # any value, one character or more
     ("pass", r"(?>(?i:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w)))"),
     ("secret", ""),
     ("credential", r"(?i:s?)"),
-    ("pwd", r"(?i:(?<=[_-]pwd))"),
+    ("pwd", r"(?i:(?<![A-Za-z]pwd))"),
+    ("pw", r"(?i:(?<=[_.-]pw)(?![A-Za-z]))"),
+    ("creds", ""),
 )
 _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digits
     ("token", ""),
@@ -162,7 +171,7 @@ _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digit
 # the sensitive word plus the word itself: a suffix of the word (w(or)d, phrase: 6), a name
 # part ([A-Za-z0-9]{0,16}), up to three more ([_-][A-Za-z0-9]{1,16}: 51), a quote, eight
 # blanks, then "=", ":" or "?=" (the "=" second: 1) — 83, kept at 90.
-_SEPARATORS = ("=", ":")
+_SEPARATORS = ("=", ":", ",")
 _ASSIGNMENT_HEAD = 90
 _ASSIGNMENTS = tuple(
     Rule(
@@ -170,6 +179,8 @@ _ASSIGNMENTS = tuple(
         "secret",
         (word,),
         r"(?P<keep>"
+        # not a segment of an ARN (arn:aws:secretsmanager:…:123456789012:secret:name)
+        + r"(?<!aws:)(?<!-cn:)(?<!gov:)(?<![0-9]:)"
         + WORD
         + rest
         + r"[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
@@ -477,6 +488,143 @@ RULES: tuple[Rule, ...] = (
         "password",
         ("redis-cli",),
         r"(?P<keep>redis-cli[^\n|;&]{0,32}? -a[ \t]{1,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    # -- password flags of common tools and credential pipes: one family ------------------------
+    # A single-dash flag that takes a password (openssl -passin pass:…, keytool -storepass …,
+    # -keypass, -srcstorepass); `env:`/`file:` sources and `-storepass:env` name no password.
+    Rule(
+        "cli-dash-pass",
+        "password",
+        ("-pass", "pass ", "pass\t"),
+        r"(?P<keep>-(?<![\w-]-)(?:pass(?:in|out)?[ \t]{1,8}+[\"']?+pass:"
+        r"|(?:src|dest|new)?(?:store|key)pass[ \t]{1,8}+|password[ \t]{1,8}+))"
+        r"(?!-)(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
+    ),
+    # Tools whose password flag is a short one: sqlcmd/bcp/zip -P, 7z -p<pw>, ldap* -w,
+    # smbclient -U user%pw, htpasswd -b file user pw. The scan to the flag is bounded.
+    Rule(
+        "cli-tool-password",
+        "password",
+        ("sqlcmd", "bcp ", "zip ", "7z", "ldap", "smbclient", "htpasswd"),
+        r"(?P<keep>(?:(?:sqlcmd|bcp|zip|zipcloak)[^\n|;&]{0,96}? -P[ \t]{1,8}+"
+        r"|7z[ar]?+[^\n|;&]{0,96}? -p"
+        r"|ldap[a-z]{2,8}+[^\n|;&]{0,96}? -w[ \t]{1,8}+"
+        r"|smbclient[^\n|;&]{0,96}? (?:-U|--user)(?:=|[ \t]{1,8}+)[\"']?+[^\s%\"']{1,128}+%"
+        r"|htpasswd[ \t]{1,8}+-(?=[a-zA-Z]{0,5}b)[a-zA-Z]{1,6}+(?:[ \t]{1,8}+-[a-zA-Z]{1,6}+){0,3}+"
+        r"[ \t]{1,8}+[^\s-][^\s]{0,255}+[ \t]{1,8}+[^\s]{1,128}+[ \t]{1,8}+))"
+        r"(?![\s-])(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
+    ),
+    # Secret stores written from the command line: gh secret set --body, aws ssm put-parameter
+    # --value, az keyvault secret set --value, aws secretsmanager create-secret --secret-string.
+    Rule(
+        "cli-secret-store",
+        "secret",
+        ("put-parameter", "secret set", "secrets set", "create-secret", "put-secret-value"),
+        r"(?P<keep>(?:put-parameter|secrets? set|create-secret|put-secret-value)[^\n|;&]{0,160}?"
+        r" (?:--value|--body|-b|--secret-string)(?:=|[ \t]{1,8}+))"
+        r"(?!-)(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
+    ),
+    # A password piped into a tool that reads it from stdin: echo pw | sudo -S, … | docker
+    # login --password-stdin, … | base64, … | gcloud secrets … --data-file=-, … | chpasswd.
+    Rule(
+        "cli-stdin-pipe",
+        "password",
+        ("stdin", "sudo -s", "base64", "data-file", "chpasswd"),
+        r"(?P<keep>(?:echo|printf)[ \t]{1,8}+(?:-[neE]{1,3}+[ \t]{1,8}+)?+"
+        r"(?:['\"]%s[^'\"\n]{0,8}+['\"][ \t]{1,8}+)?+)(?![\"']?+\$)(?!\[REDACTED)"
+        r"(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"'|;&$]{1,256}+)"
+        r"(?=[ \t]{0,8}+\|[ \t]{0,8}+(?:sudo[ \t]{1,8}+-[a-zA-Z]{0,4}+S|chpasswd"
+        r"|[^\n|;&]{0,96}?(?:--password-stdin|--pass-stdin|--data-file[= ]-|base64(?![ \t]{1,8}+-d)|--stdin)))",
+    ),
+    # Flags whose value is user:password (skopeo --creds, curl --proxy-user, wget --http-user…).
+    Rule(
+        "cli-creds-flag",
+        "password",
+        ("creds", "proxy-user"),
+        r"(?P<keep>--(?:src-|dest-)?(?:creds|proxy-user)(?:[ \t]{1,8}+|=)[\"']?+[^\s:\"'@]{1,128}+:)"
+        r"(?![0-9]{1,16}+(?![^\s\"']))(?!\[REDACTED)[^\s\"'`]++",
+    ),
+    # -- assignments in formats without "=" or ":" ---------------------------------------------
+    # SQL: PASSWORD '…', IDENTIFIED BY '…' (or an unquoted word after IDENTIFIED BY).
+    Rule(
+        "sql-password",
+        "password",
+        ("password '", 'password "', "identified by"),
+        r"(?P<keep>(?i:password|identified[ \t]{1,8}+by)[ \t]{1,8}+)(?!\[REDACTED)"
+        r"(?:'[^'\n]{1,256}+'|\"[^\"\n]{1,256}+\"|(?<=[bB][yY] )[^\s;'\"]{1,256}+)",
+    ),
+    # .netrc: machine h login u password p (one line or several).
+    Rule(
+        "netrc-password",
+        "password",
+        ("login",),
+        r"(?P<keep>login[ \t]{1,8}+[^\s]{1,128}+\s{1,16}+password[ \t]{1,8}+)(?!\[REDACTED)[^\s]++",
+        # "password" starts at most 6 + 8 + 128 + 16 characters after "login"
+        needs=("password",),
+        within=160,
+    ),
+    # .pgpass: host:port:database:user:password on a line of its own.
+    Rule(
+        "pgpass-line",
+        "password",
+        (":5432:", ":5433:", ":6432:", ":*:"),
+        r"(?P<keep>\n[^\s:]{1,253}+:(?:[0-9]{1,5}+|\*):[^\s:]{1,63}+:[^\s:]{1,63}+:)(?!\[REDACTED)[^\s]++",
+    ),
+    # XML: <password>…</password>, <db.password>, <add key="…Password" value="…"/>.
+    Rule(
+        "xml-password",
+        "password",
+        ("password>", "passwd>", "secret>", "token>", "pass>"),
+        r"(?P<keep><[\w.:-]{0,40}+(?:(?<=[Pp]assword)|(?<=PASSWORD)|(?<=[Pp]asswd)|(?<=[Ss]ecret)|(?<=SECRET)"
+        r"|(?<=[Tt]oken)|(?<=TOKEN)|(?<=[Pp]ass)|(?<=PASS))>)(?![$%]\{)(?!\[REDACTED)[^<\n]{1,512}+(?=</)",
+    ),
+    Rule(
+        "xml-key-value",
+        "password",
+        ("value=",),
+        r"(?P<keep>key=[\"'][\w.:-]{0,64}+(?:(?<=[Pp]assword)|(?<=PASSWORD)|(?<=[Ss]ecret)|(?<=SECRET)|(?<=[Tt]oken)|(?<=TOKEN))"
+        r"[\"'][ \t]{1,8}+value=[\"'])(?![$%]\{)(?!\[REDACTED)[^\"'\n]++",
+    ),
+    # Dockerfile ENV NAME value, csh setenv NAME value, Windows setx NAME value.
+    Rule(
+        "env-keyword",
+        "secret",
+        ("env ", "setenv", "setx"),
+        r"(?P<keep>(?:ENV|setenv|setx)[ \t]{1,8}+[\w.-]{0,64}+"
+        r"(?i:(?<=pass)|(?<=passwd)|(?<=password)|(?<=pwd)|(?<=_pw)|(?<=secret)|(?<=token)"
+        r"|(?<=key)|(?<=creds)|(?<=credentials))[ \t]{1,8}+)"
+        r"(?![\"']?+[$%])(?!\[REDACTED)(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"']++)",
+    ),
+    # Setter calls with a literal: ds.setPassword("…"), user.set_secret('…').
+    Rule(
+        "setter-call",
+        "secret",
+        (".set",),
+        r"(?P<keep>\.set_?+(?i:pass(?:word|wd|phrase)?|secret|token|api_?key|credentials?|creds)"
+        r"[ \t]{0,8}+\([ \t]{0,8}+[\"'])(?!\[REDACTED)[^\"'\n]++",
+    ),
+    # Tuple auth: auth=('user', 'password'), auth = ("user", "password").
+    Rule(
+        "tuple-auth",
+        "password",
+        ("auth",),
+        r"(?P<keep>auth[ \t]{0,8}+=[ \t]{0,8}+\([ \t]{0,8}+(?:'[^'\n]{0,128}+'|\"[^\"\n]{0,128}+\")"
+        r"[ \t]{0,8}+,[ \t]{0,8}+['\"])(?!\[REDACTED)[^'\"\n]++",
+        # "(" starts at most 4 + 8 + 1 + 8 characters after "auth"
+        needs=("(",),
+        within=24,
+    ),
+    # YAML block scalars under a sensitive key: `password: |` then indented lines.
+    Rule(
+        "yaml-block",
+        "secret",
+        ("pass", "pwd", "secret", "credential", "token"),
+        r"(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{0,8}+[|>])[\w.-]{0,20}?"
+        r"(?>(?i:pass(?:w(?:or)?d|phrase)?|secret|credentials?|pwd|token))"
+        r"[\w-]{0,40}+:[ \t]{0,8}+[|>][+-]?+[0-9]?+[ \t]{0,8}+)"
+        r"(?:\r?\n[ \t]{1,64}+(?![\w.-]{1,80}+:(?![^ \t\n]))[^\n]++)++",
+        needs=(":",),
+        within=80,
     ),
     # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
     Rule(

@@ -105,6 +105,34 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
     "assignment-token": (f'auth_token: "{s.OPAQUE}"', s.OPAQUE, 'auth_token: "'),
     "assignment-key": (f"SIGNING_KEY={s.OPAQUE}", s.OPAQUE, "SIGNING_KEY="),
     "assignment-auth": (f"auth = {s.OPAQUE}", s.OPAQUE, "auth = "),
+    "assignment-pw": (f"LDAP_BIND_PW={s.PW[3]}", s.PW[3], "LDAP_BIND_PW="),
+    "assignment-creds": (f"registry_creds: '{s.OPAQUE}'", s.OPAQUE, "registry_creds: '"),
+    "cli-dash-pass": (f"keytool -list -storepass {s.PW[0]} -v", s.PW[0], "-storepass "),
+    "cli-tool-password": (f"unzip -P {s.PW[1]} dump.zip", s.PW[1], "unzip -P "),
+    "cli-secret-store": (
+        f"gh secret set TOKEN -b {s.OPAQUE} -R acme/x",
+        s.OPAQUE,
+        "gh secret set TOKEN -b ",
+    ),
+    "cli-stdin-pipe": (
+        f"echo {s.PW[2]} | helm registry login r.example -u a --password-stdin",
+        s.PW[2],
+        "echo ",
+    ),
+    "cli-creds-flag": (f"skopeo sync --dest-creds bot:{s.PW[3]} a b", s.PW[3], "--dest-creds bot:"),
+    "sql-password": (f"CREATE ROLE ro LOGIN PASSWORD '{s.PW[0]}';", s.PW[0], "PASSWORD "),
+    "netrc-password": (f"machine api.example\n  login me\n  password {s.PW[1]}", s.PW[1], "login me"),
+    "pgpass-line": (f"cat ~/.pgpass\npg1:5432:*:etl:{s.PW[2]}", s.PW[2], "pg1:5432:*:etl:"),
+    "xml-password": (f"<jdbc.password>{s.PW[3]}</jdbc.password>", s.PW[3], "<jdbc.password>"),
+    "xml-key-value": (
+        f'<add key="SmtpPassword" value="{s.PW[0]}"/>',
+        s.PW[0],
+        '<add key="SmtpPassword" value="',
+    ),
+    "env-keyword": (f"ENV STRIPE_SECRET {s.OPAQUE}", s.OPAQUE, "ENV STRIPE_SECRET "),
+    "setter-call": (f"props.setSecret('{s.PW[1]}')", s.PW[1], "props.setSecret('"),
+    "tuple-auth": (f"r = get(u, auth=('ops', '{s.PW[2]}'))", s.PW[2], "auth=('ops', '"),
+    "yaml-block": (f"app:\n  api_token: >\n    {s.OPAQUE}\n  port: 1", s.OPAQUE, "api_token: >"),
 }
 
 
