@@ -222,6 +222,101 @@ _ASSIGNMENTS = tuple(
     for word, rest in _SOFT_WORDS
 )
 
+# Provider token formats with a literal prefix, measured against gitleaks' provider list
+# (tests/test_redaction_providers.py); each pattern written here from the documented shape.
+# A token is followed by no further character of its alphabet.
+_PROVIDERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("1password-token", ("ops_eyj",), r"ops_eyJ[A-Za-z0-9+/]{100,}+={0,3}+"),
+    (
+        "1password-secret-key",
+        ("a3-",),
+        r"A3-(?<![A-Za-z0-9+/]A3-)[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
+    ("adobe-secret", ("p8e-",), r"p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    ("age-secret-key", ("age-secret-key-1",), r"AGE-SECRET-KEY-1[02-9ac-hj-np-zAC-HJ-NP-Z]{58}"),
+    ("artifactory-key", ("akcp",), r"AKCp(?<![A-Za-z0-9+/]AKCp)[A-Za-z0-9]{69}(?![A-Za-z0-9])"),
+    (
+        "artifactory-reference",
+        ("cmvmd",),
+        r"cmVmd(?<![A-Za-z0-9+/]cmVmd)[A-Za-z0-9]{59}(?![A-Za-z0-9])",
+    ),
+    ("atlassian-token", ("atatt3",), r"ATATT3(?<![A-Za-z0-9+/]ATATT3)[A-Za-z0-9_=-]{100,}+"),
+    ("clickhouse-secret", ("4b1d",), r"4b1d(?<![A-Za-z0-9]4b1d)[A-Za-z0-9]{38}(?![A-Za-z0-9])"),
+    ("clojars-token", ("clojars_",), r"CLOJARS_(?<![A-Za-z0-9]CLOJARS_)[A-Za-z0-9]{60}"),
+    ("cloudflare-origin-ca", ("v1.0-",), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    ("databricks-token", ("dapi",), r"dapi[a-f0-9]{32}(?:-[0-9])?+(?![A-Za-z0-9])"),
+    ("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"do[opr]_v1_[a-f0-9]{64}"),
+    ("doppler-token", ("dp.",), r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_-]{40,}+"),
+    ("duffel-token", ("duffel_",), r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+    ("dynatrace-token", ("dt0c01.",), r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    ("easypost-token", ("ezak", "eztk"), r"EZ[AT]K(?<![A-Za-z0-9+/]EZ[AT]K)[A-Za-z0-9]{54}"),
+    (
+        "facebook-token",
+        ("eaam", "eaac", "eaaa"),
+        r"EAA[ACM](?<![A-Za-z0-9+/]EAA[ACM])[A-Za-z0-9_-]{30,}+",
+    ),
+    (
+        "flutterwave-key",
+        ("flwseck", "flwpubk"),
+        r"FLW(?:SECK|PUBK)(?:_TEST)?+-[A-Za-z0-9]{12,}+(?:-X)?+",
+    ),
+    (
+        "flyio-token",
+        ("fo1_", "fm1", "fm2_"),
+        r"f(?:o1_[A-Za-z0-9_-]{43}|m(?:1[ar]|2)_[A-Za-z0-9+/]{100,}+={0,3}+)",
+    ),
+    ("frameio-token", ("fio-u-",), r"fio-u-[A-Za-z0-9_=-]{64}"),
+    ("gitlab-session", ("_gitlab_session=",), r"(?P<keep>_gitlab_session=)[0-9a-z]{32}"),
+    (
+        "grafana-token",
+        ("glc_", "glsa_", "eyjrijoi"),
+        r"(?:glc_[A-Za-z0-9+/]{32,}+={0,3}+|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,}+={0,3}+)",
+    ),
+    (
+        "harness-token",
+        ("pat.", "sat."),
+        r"[ps]at\.(?<![A-Za-z0-9][ps]at\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+    ),
+    ("terraform-token", (".atlasv1.",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}+"),
+    ("heroku-token", ("hrku-",), r"HRKU-(?<![A-Za-z0-9+/]HRKU-)[A-Za-z0-9_-]{30,}+"),
+    ("infracost-token", ("ico-",), r"ico-(?<![A-Za-z0-9]ico-)[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    ("intra42-secret", ("s-s4t2",), r"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
+    ("linear-token", ("lin_api_", "lin_oauth_"), r"lin_(?:api|oauth)_[A-Za-z0-9]{40,}+"),
+    ("maxmind-key", ("_mmk",), r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9])"),
+    ("newrelic-key", ("nrak-", "nrii-", "nrjs-", "nraa-"), r"NR(?:AK|II|JS|AA)-[A-Za-z0-9-]{19,}+"),
+    ("notion-token", ("ntn_",), r"ntn_[0-9]{11}[A-Za-z0-9]{32,}+"),
+    ("octopus-key", ("api-",), r"API-(?<![A-Za-z0-9-]API-)[A-Z0-9]{26}(?![A-Za-z0-9])"),
+    ("openshift-token", ("sha256~",), r"sha256~[A-Za-z0-9_-]{43}"),
+    ("planetscale-token", ("pscale_",), r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}+"),
+    ("postman-key", ("pmak-",), r"PMAK-(?<![A-Za-z0-9+/]PMAK-)[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    ("prefect-key", ("pnu_",), r"pnu_[A-Za-z0-9]{36}"),
+    ("pulumi-token", ("pul-",), r"pul-(?<![A-Za-z0-9]pul-)[a-f0-9]{40}"),
+    ("readme-key", ("rdme_",), r"rdme_[a-z0-9]{70}"),
+    ("rubygems-key", ("rubygems_",), r"rubygems_[a-f0-9]{48}"),
+    ("scalingo-token", ("tk-us-",), r"tk-us-[A-Za-z0-9_-]{48}"),
+    ("sentry-token", ("sntryu_", "sntrys_"), r"sntry[us]_[A-Za-z0-9+/=_]{60,}+"),
+    ("settlemint-token", ("sm_aat_", "sm_pat_", "sm_sat_"), r"sm_[aps]at_[A-Za-z0-9]{16}"),
+    ("shippo-token", ("shippo_",), r"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
+    ("sourcegraph-token", ("sgp_",), r"sgp_(?:[a-fA-F0-9]{16}_|local_)?+[a-fA-F0-9]{40}"),
+    ("typeform-token", ("tfp_",), r"tfp_[A-Za-z0-9_.=-]{40,}+"),
+    ("vault-token", ("hvs.", "hvb.", "hvr."), r"hv[sbr]\.[A-Za-z0-9_-]{90,}+"),
+    (
+        "yandex-key",
+        ("aqvn", "t1."),
+        r"(?:AQVN(?<![A-Za-z0-9+/]AQVN)[A-Za-z0-9_-]{35,38}+|t1\.[A-Za-z0-9_-]{20,200}+={0,2}+\.[A-Za-z0-9_-]{86})",
+    ),
+    ("alibaba-key", ("ltai",), r"LTAI(?<![A-Za-z0-9+/]LTAI)[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+    ("mapbox-secret", ("sk.eyj",), r"sk\.eyJ[A-Za-z0-9_-]{20,}+\.[A-Za-z0-9_-]{20,}+"),
+    ("mailgun-pubkey", ("pubkey-",), r"pubkey-[a-f0-9]{32}"),
+    (
+        "authress-key",
+        (".acc_", ".acc-"),
+        r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}+\.[A-Za-z0-9]{4,6}+\.acc[_-][A-Za-z0-9-]{10,32}+\.[A-Za-z0-9+/_=-]{30,120}+",
+    ),
+    ("square-secret", ("sq0csp-", "sq0idp-"), r"sq0(?:csp|idp)-[A-Za-z0-9_-]{22,}+"),
+    ("anthropic-admin-key", ("sk-ant-admin",), r"sk-ant-admin[0-9]{2}-[A-Za-z0-9_-]{20,}+"),
+)
+
 RULES: tuple[Rule, ...] = (
     # -- private keys (a block with no END drops the rest of the text) --------------------------
     Rule(
@@ -301,8 +396,20 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "gitlab-token",
         "gitlab-token",
-        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glft-", "glsoat-"),
-        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|soat)-[A-Za-z0-9_.-]{20,}+",
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glcbt-",
+            "gloas-",
+            "glft-",
+            "glsoat-",
+            "glffct-",
+            "glimt-",
+            "glagent-",
+        ),
+        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|soat|ffct|imt|agent)-[A-Za-z0-9_.-]{20,}+",
     ),
     Rule("gitlab-runner", "gitlab-token", ("gr1348941",), r"GR1348941[A-Za-z0-9_-]{20,}+"),
     Rule("npm-token", "npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36,}+"),
@@ -349,14 +456,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "stripe-key",
         "stripe-key",
-        ("sk_live_", "sk_test_"),
-        r"sk_(?:live|test)_[A-Za-z0-9]{16,}+",
+        ("sk_live_", "sk_test_", "sk_prod_"),
+        r"sk_(?:live|test|prod)_[A-Za-z0-9]{16,}+",
     ),
     Rule(
         "stripe-restricted-key",
         "stripe-key",
-        ("rk_live_", "rk_test_"),
-        r"rk_(?:live|test)_[A-Za-z0-9]{16,}+",
+        ("rk_live_", "rk_test_", "rk_prod_"),
+        r"rk_(?:live|test|prod)_[A-Za-z0-9]{16,}+",
     ),
     Rule(
         "stripe-webhook-secret", "stripe-webhook-secret", ("whsec_",), r"whsec_[A-Za-z0-9+/=]{20,}+"
@@ -383,6 +490,16 @@ RULES: tuple[Rule, ...] = (
         "brevo-key",
         ("xkeysib-", "xsmtpsib-"),
         r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+    ),
+    *(
+        Rule(name, name.rsplit("-", 1)[0] + "-token", triggers, pattern)
+        for name, triggers, pattern in _PROVIDERS
+    ),
+    Rule(
+        "sidekiq-credentials",
+        "password",
+        ("contribsys__com",),
+        r"(?P<keep>CONTRIBSYS__COM[ \t]{0,8}+[=:][ \t]{0,8}+[\"']?+)(?!\[REDACTED)[^\s\"']++",
     ),
     # -- tokens in general ----------------------------------------------------------------------
     Rule(
@@ -423,8 +540,11 @@ RULES: tuple[Rule, ...] = (
         "password",
         ("://",),
         # scheme://user:password@host and scheme://:password@host; the password may hold '@'
-        # (the last '@' before the host ends it). The scans exclude '/', part of the anchor.
-        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:[^\s/@]*+@)++",
+        # (the last '@' before the host ends it). The unbounded scans exclude '/', part of the
+        # anchor; a password holding '/' is read by a bounded scan, unless what follows the
+        # user is a port (host:8080/path@x is not a password).
+        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:(?:[^\s/@]*+@)++"
+        r"|(?![0-9]{1,5}+/)[^\s@]{1,128}+@(?:[^\s/@]*+@)*+)",
         "@",
     ),
     Rule(
@@ -533,7 +653,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<keep>(?:echo|printf)[ \t]{1,8}+(?:-[neE]{1,3}+[ \t]{1,8}+)?+"
         r"(?:['\"]%s[^'\"\n]{0,8}+['\"][ \t]{1,8}+)?+)(?![\"']?+\$)(?!\[REDACTED)"
         r"(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"'|;&$]{1,256}+)"
-        r"(?=[ \t]{0,8}+\|[ \t]{0,8}+(?:sudo[ \t]{1,8}+-[a-zA-Z]{0,4}+S|chpasswd"
+        r"(?=[ \t]{0,8}+\|[ \t]{0,8}+(?:sudo[ \t]{1,8}+-[a-zA-Z]{0,4}+(?<=S)|chpasswd"
         r"|[^\n|;&]{0,96}?(?:--password-stdin|--pass-stdin|--data-file[= ]-|base64(?![ \t]{1,8}+-d)|--stdin)))",
     ),
     # Flags whose value is user:password (skopeo --creds, curl --proxy-user, wget --http-user…).

@@ -49,7 +49,11 @@ HELDOUT: list[tuple[str, str, str]] = [
     ("assign", PW4, f"Driver={{ODBC Driver 18}};Server=sql01;Uid=sa;Pwd={PW4};Encrypt=yes"),
     ("assign", PW5, f"machine ftp.internal.example login deploy password {PW5}"),
     ("assign", PW6, f"db.internal.example:5432:billing:billing_rw:{PW6}"),
-    ("assign", PW1, f"<server><id>nexus</id><username>ci</username><password>{PW1}</password></server>"),
+    (
+        "assign",
+        PW1,
+        f"<server><id>nexus</id><username>ci</username><password>{PW1}</password></server>",
+    ),
     ("assign", PW2, f'<add key="ClearTextPassword" value="{PW2}" />'),
     ("assign", PW3, f"ENV REDIS_PASS {PW3}"),
     ("assign", PW4, f"setenv ORACLE_PWD {PW4}"),
@@ -66,11 +70,15 @@ HELDOUT: list[tuple[str, str, str]] = [
     ("assign", PW5, f"conn = psycopg2.connect(host='db', user='app', password='{PW5}')"),
     ("assign", PW6, f'ConnectionStrings__Main="Server=db;User Id=app;Password={PW6};"'),
     ("assign", TOK2, f"app.config['SECRET_KEY'] = '{TOK2}'"),
-    ("assign", PW7, f"smtp_pass := \"{PW7}\""),
+    ("assign", PW7, f'smtp_pass := "{PW7}"'),
     # -- CLI password flags and credential pipes -------------------------------------------
     ("cli", PW1, f"openssl rsa -in key.pem -passin pass:{PW1} -out plain.pem"),
     ("cli", PW2, f"openssl pkcs12 -in cert.p12 -passout 'pass:{PW2}' -nodes"),
-    ("cli", PW3, f"keytool -importcert -keystore trust.jks -storepass {PW3} -noprompt -file ca.crt"),
+    (
+        "cli",
+        PW3,
+        f"keytool -importcert -keystore trust.jks -storepass {PW3} -noprompt -file ca.crt",
+    ),
     ("cli", PW4, f"keytool -genkey -alias app -keypass {PW4} -keystore app.jks"),
     ("cli", PW5, f"7z a -p{PW5} backup.7z ./data"),
     ("cli", PW6, f"zip -P {PW6} -r secrets.zip conf/"),
@@ -96,14 +104,30 @@ HELDOUT: list[tuple[str, str, str]] = [
     # -- provider tokens beyond the known ones ---------------------------------------------
     ("provider", "dop_v1_" + _hex(64, 1), "export DIGITALOCEAN_TOKEN=dop_v1_" + _hex(64, 1)),
     ("provider", "lin_api_" + _b62(40, 2), "Linear key: lin_api_" + _b62(40, 2)),
-    ("provider", "PMAK-" + _hex(24, 3) + "-" + _hex(34, 4), "x-api-key PMAK-" + _hex(24, 3) + "-" + _hex(34, 4)),
+    (
+        "provider",
+        "PMAK-" + _hex(24, 3) + "-" + _hex(34, 4),
+        "x-api-key PMAK-" + _hex(24, 3) + "-" + _hex(34, 4),
+    ),
     ("provider", "sntryu_" + _hex(64, 5), "sentry-cli uses sntryu_" + _hex(64, 5)),
     ("provider", "pul-" + _hex(40, 6), "pulumi login with pul-" + _hex(40, 6)),
     ("provider", "dapi" + _hex(32, 7), "databricks configure --token dapi" + _hex(32, 7)),
     ("provider", "hvs." + _b62(95, 8), "VAULT_TOKEN set to hvs." + _b62(95, 8)),
-    ("provider", "glsa_" + _b62(32, 9) + "_" + _hex(8, 9), "grafana sa glsa_" + _b62(32, 9) + "_" + _hex(8, 9)),
-    ("provider", "AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"[:29] * 2, "# created: 2024\nAGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"[:29] * 2),
-    ("provider", "pscale_tkn_" + _b62(43, 10), "PLANETSCALE_SERVICE_TOKEN pscale_tkn_" + _b62(43, 10)),
+    (
+        "provider",
+        "glsa_" + _b62(32, 9) + "_" + _hex(8, 9),
+        "grafana sa glsa_" + _b62(32, 9) + "_" + _hex(8, 9),
+    ),
+    (
+        "provider",
+        "AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"[:29] * 2,
+        "# created: 2024\nAGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"[:29] * 2,
+    ),
+    (
+        "provider",
+        "pscale_tkn_" + _b62(43, 10),
+        "PLANETSCALE_SERVICE_TOKEN pscale_tkn_" + _b62(43, 10),
+    ),
     ("provider", "dp.pt." + _b62(43, 12), "doppler token dp.pt." + _b62(43, 12)),
     ("provider", "rubygems_" + _hex(48, 13), "gem push with rubygems_" + _hex(48, 13)),
     ("provider", "shippo_live_" + _hex(40, 14), "shippo_live_" + _hex(40, 14) + " is the live key"),
@@ -111,12 +135,20 @@ HELDOUT: list[tuple[str, str, str]] = [
     ("provider", "ntn_" + "12345678901" + _b62(35, 16), "notion ntn_12345678901" + _b62(35, 16)),
     ("provider", "EZAK" + _b62(54, 17), "easypost EZAK" + _b62(54, 17)),
     ("provider", "fo1_" + _b62(43, 18), "fly tokens: fo1_" + _b62(43, 18)),
-    ("provider", "sha256~" + _b62(43, 19), "oc login --token=sha256~" + _b62(43, 19) + " --server=https://api.c"),
+    (
+        "provider",
+        "sha256~" + _b62(43, 19),
+        "oc login --token=sha256~" + _b62(43, 19) + " --server=https://api.c",
+    ),
     ("provider", "ATATT3" + _b62(186, 20), "jira api token ATATT3" + _b62(186, 20)),
     ("provider", "duffel_live_" + _b62(43, 21), "duffel_live_" + _b62(43, 21)),
     ("provider", "HRKU-AA" + _b62(58, 22), "heroku authorizations: HRKU-AA" + _b62(58, 22)),
     ("provider", "tfp_" + _b62(59, 23), "typeform personal token tfp_" + _b62(59, 23)),
-    ("provider", "sk-ant-admin01-" + _b62(93, 24) + "AA", "admin key sk-ant-admin01-" + _b62(93, 24) + "AA"),
+    (
+        "provider",
+        "sk-ant-admin01-" + _b62(93, 24) + "AA",
+        "admin key sk-ant-admin01-" + _b62(93, 24) + "AA",
+    ),
     ("provider", "CLOJARS_" + _hex(60, 25), "deploy token CLOJARS_" + _hex(60, 25)),
     ("provider", "LTAI" + _b62(20, 26), "alibaba id LTAI" + _b62(20, 26) + " region cn"),
     # -- non-ASCII text ---------------------------------------------------------------------
@@ -142,7 +174,9 @@ HELDOUT: list[tuple[str, str, str]] = [
     (
         "encoded",
         base64.b64encode(f"robot:{PW6}".encode()).decode(),
-        json.dumps({"auths": {"ghcr.io": {"auth": base64.b64encode(f"robot:{PW6}".encode()).decode()}}}),
+        json.dumps(
+            {"auths": {"ghcr.io": {"auth": base64.b64encode(f"robot:{PW6}".encode()).decode()}}}
+        ),
     ),
     (
         "encoded",
@@ -160,7 +194,7 @@ HELDOUT: list[tuple[str, str, str]] = [
     (
         "jwt",
         "eyJzdWIiOiIxMjM0NTY3ODkwIiwicm9sZSI6ImFkbWluIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2lnbmF0dXJlLXBhcnQtb25lLXR3bw",
-        "token:\n{\n  \"alg\": \"HS256\",\n  \"typ\": \"JWT\"\n}.eyJzdWIiOiIxMjM0NTY3ODkwIiwicm9sZSI6ImFkbWluIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2lnbmF0dXJlLXBhcnQtb25lLXR3bw",
+        'token:\n{\n  "alg": "HS256",\n  "typ": "JWT"\n}.eyJzdWIiOiIxMjM0NTY3ODkwIiwicm9sZSI6ImFkbWluIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2lnbmF0dXJlLXBhcnQtb25lLXR3bw',
     ),
 ]
 
@@ -170,10 +204,10 @@ HELDOUT_CLEAN: list[str] = [
     "aws secretsmanager get-secret-value --secret-id arn:aws:secretsmanager:us-east-1:1:secret:x",
     "password = getpass.getpass('Password: ')",
     "if (!password) throw new Error('password required');",
-    "ds.setPassword(System.getenv(\"DB_PASSWORD\"));",
+    'ds.setPassword(System.getenv("DB_PASSWORD"));',
     "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
     "os.environ['PGPASSWORD'] = args.password",
-    "echo \"$DOCKER_TOKEN\" | docker login -u ci --password-stdin",
+    'echo "$DOCKER_TOKEN" | docker login -u ci --password-stdin',
     "openssl rsa -in key.pem -passin env:KEY_PASS -out plain.pem",
     "openssl rsa -in key.pem -passin file:/run/secrets/pw -out plain.pem",
     "keytool -list -keystore trust.jks -storepass:env STOREPASS",

@@ -149,7 +149,16 @@ def test_a_long_text_takes_the_same_secrets_out():
 
 
 def test_code_is_told_from_data_in_assigned_values():
-    for value in ["None", "True)", "self.password", "os.environ['X']", "get_secret('x')", "str", "args.password", "db_password"]:
+    for value in [
+        "None",
+        "True)",
+        "self.password",
+        "os.environ['X']",
+        "get_secret('x')",
+        "str",
+        "args.password",
+        "db_password",
+    ]:
         assert redact.is_code(value), value
     for value in ["hunter2", "None-of-your-business", "s3cr3t.value", "1(2)", "[x]"]:
         assert not redact.is_code(value), value

@@ -12,6 +12,7 @@ from colony_tasks import redact, redact_rules
 from colony_tasks.redact_rules import RULES
 from tests import secret_corpus as s
 from tests.nonsecret_corpus import NONSECRETS
+from tests.provider_tokens import PREFIXED
 
 # rule name -> (text, the secret in it, the prefix the rule keeps visible)
 EXAMPLES: dict[str, tuple[str, str, str]] = {
@@ -121,7 +122,11 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
     ),
     "cli-creds-flag": (f"skopeo sync --dest-creds bot:{s.PW[3]} a b", s.PW[3], "--dest-creds bot:"),
     "sql-password": (f"CREATE ROLE ro LOGIN PASSWORD '{s.PW[0]}';", s.PW[0], "PASSWORD "),
-    "netrc-password": (f"machine api.example\n  login me\n  password {s.PW[1]}", s.PW[1], "login me"),
+    "netrc-password": (
+        f"machine api.example\n  login me\n  password {s.PW[1]}",
+        s.PW[1],
+        "login me",
+    ),
     "pgpass-line": (f"cat ~/.pgpass\npg1:5432:*:etl:{s.PW[2]}", s.PW[2], "pg1:5432:*:etl:"),
     "xml-password": (f"<jdbc.password>{s.PW[3]}</jdbc.password>", s.PW[3], "<jdbc.password>"),
     "xml-key-value": (
@@ -132,6 +137,12 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
     "env-keyword": (f"ENV STRIPE_SECRET {s.OPAQUE}", s.OPAQUE, "ENV STRIPE_SECRET "),
     "setter-call": (f"props.setSecret('{s.PW[1]}')", s.PW[1], "props.setSecret('"),
     "tuple-auth": (f"r = get(u, auth=('ops', '{s.PW[2]}'))", s.PW[2], "auth=('ops', '"),
+    **{name: (f"use {token} now", token, "use ") for name, token in PREFIXED.items()},
+    "sidekiq-credentials": (
+        "BUNDLE_GEMS__CONTRIBSYS__COM=ab12cd34:ef56ab78",
+        "ab12cd34:ef56ab78",
+        "CONTRIBSYS__COM=",
+    ),
     "yaml-block": (f"app:\n  api_token: >\n    {s.OPAQUE}\n  port: 1", s.OPAQUE, "api_token: >"),
 }
 
