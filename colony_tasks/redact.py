@@ -231,23 +231,34 @@ _CONFUSABLE = str.maketrans(
     "aeopcyxijslgABEKMHOPCTXIJS",
 )
 # What may change: any non-ASCII character, a backslash before a quote or a line end.
-_FOLDABLE = r"[^\x00-\x7f]++|\\++(?=[\"'])|\\\r?\n[ \t]{0,64}+"
-_fold_re: list[re.Pattern[str]] = []
+_ESCAPES = r"\\++(?=[\"'])|\\\r?\n[ \t]{0,64}+"
+_FOLDABLE = r"[^\x00-\x7f]++|" + _ESCAPES
+# In NFKC-normalised text only these can change: format characters (Cf), escapes, and
+# non-ASCII letters touching an ASCII letter or digit (glued, or Cyrillic look-alikes).
+_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+_LOOKALIKE = "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
+_NARROW = (
+    f"[{_INVISIBLE}]++|{_ESCAPES}|[^\\x00-\\x7f](?<=[A-Za-z0-9].)[^\\x00-\\x7f]{{0,63}}+"
+    f"|[{_LOOKALIKE}]{{1,16}}+(?=[A-Za-z0-9])|[^\\x00-\\x7f](?=[A-Za-z0-9])"
+)
+_fold_re: dict[bool, re.Pattern[str]] = {}
 
 
 def fold(text: str) -> tuple[str, list[int], list[int]] | None:
     """The folded copy of ``text`` (see above) and, per folded character, the start and end of
     the original span it stands for; None when folding changes nothing. Linear: one pass."""
-    if not _fold_re:
-        _fold_re.append(re.compile(_FOLDABLE))
     import unicodedata
+
+    narrow = unicodedata.is_normalized("NFKC", text)
+    if narrow not in _fold_re:
+        _fold_re[narrow] = re.compile(_NARROW if narrow else _FOLDABLE)
 
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     last = 0
     changed = False
-    for match in _fold_re[0].finditer(text):
+    for match in _fold_re[narrow].finditer(text):
         at, end = match.span()
         run = match.group()
         if run[0] == "\\":

@@ -130,7 +130,7 @@ CODE = (
 )
 # Nor are values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x).
 CODE_CHECK = "@CODE@"
-_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`)\],;}])" + CODE_CHECK
+_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`)\],;}])(?!\.\.?+/)" + CODE_CHECK
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
 _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
@@ -649,7 +649,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "cli-stdin-pipe",
         "password",
-        ("stdin", "sudo -s", "base64", "data-file", "chpasswd"),
+        ("stdin", "sudo -", "base64", "data-file", "chpasswd"),
         r"(?P<keep>(?:echo|printf)[ \t]{1,8}+(?:-[neE]{1,3}+[ \t]{1,8}+)?+"
         r"(?:['\"]%s[^'\"\n]{0,8}+['\"][ \t]{1,8}+)?+)(?![\"']?+\$)(?!\[REDACTED)"
         r"(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"'|;&$]{1,256}+)"
@@ -683,12 +683,13 @@ RULES: tuple[Rule, ...] = (
         needs=("password",),
         within=160,
     ),
-    # .pgpass: host:port:database:user:password on a line of its own.
+    # .pgpass: host:port:database:user:password (PostgreSQL's ports, or *).
     Rule(
         "pgpass-line",
         "password",
         (":5432:", ":5433:", ":6432:", ":*:"),
-        r"(?P<keep>\n[^\s:]{1,253}+:(?:[0-9]{1,5}+|\*):[^\s:]{1,63}+:[^\s:]{1,63}+:)(?!\[REDACTED)[^\s]++",
+        r"(?P<keep>:(?<=[\w*]:)(?:5432|5433|6432|\*):[^\s:]{1,63}+:[^\s:]{1,63}+:)"
+        r"(?!\[REDACTED)[^\s]++",
     ),
     # XML: <password>…</password>, <db.password>, <add key="…Password" value="…"/>.
     Rule(
