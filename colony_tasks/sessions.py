@@ -235,9 +235,9 @@ def end_session(store: Store, session: Session | str) -> dict[str, Any]:
     session = session_of(store, session)
     with store.transaction():
         store.end_session(session.id)
-        released = store.release_claims(session.id)
+        released = store.release_all_claims(session.id)
         undeliverable = store.mark_undeliverable(session.id)
-    return {"released": len(released), "undeliverable": undeliverable}
+    return {"released": released, "undeliverable": undeliverable}
 
 
 def session_of(store: Store, ref: Session | str) -> Session:

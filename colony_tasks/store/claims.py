@@ -23,7 +23,9 @@ CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, s.developer, s.m
 class ClaimsMixin(StoreBase):
     def live_claim(self, session_id: str, repo_id: str, pattern: str) -> dict[str, Any] | None:
         row = self._one(
-            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE c.session_id = ?"
+            # (session_id || '') keeps SQLite on the (repo_id, pattern) index: by the session's
+            # index, a session holding 100k claims made each lookup a scan of them
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE (c.session_id || '') = ?"
             " AND c.repo_id = ? AND c.pattern = ? AND c.released_at IS NULL AND c.expires_at > ?",
             (session_id, repo_id, pattern, self.now()),
         )
@@ -156,13 +158,22 @@ class ClaimsMixin(StoreBase):
                     params,
                 )
             ]
-            if rows:
-                ids = [r["id"] for r in rows]
+            if rows:  # one set-based statement, whatever the number of claims
                 self._run(
-                    f"UPDATE claims SET released_at = ? WHERE id IN ({','.join('?' * len(ids))})",
-                    (self.now(), *ids),
+                    f"UPDATE claims SET released_at = ? WHERE {' AND '.join(where)}".replace(
+                        "c.", ""
+                    ),
+                    (self.now(), *params),
                 )
         return rows
+
+    def release_all_claims(self, session_id: str) -> int:
+        """Release every unreleased claim of the session in one statement; how many."""
+        cursor = self._run(
+            "UPDATE claims SET released_at = ? WHERE session_id = ? AND released_at IS NULL",
+            (self.now(), session_id),
+        )
+        return max(cursor.rowcount, 0)
 
     def release_expired_claims(self) -> int:
         cursor = self._run(
