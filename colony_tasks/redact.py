@@ -235,7 +235,9 @@ _ESCAPES = r"\\++(?=[\"'])|\\\r?\n[ \t]{0,64}+"
 _FOLDABLE = r"[^\x00-\x7f]++|" + _ESCAPES
 # In NFKC-normalised text only these can change: format characters (Cf), escapes, and
 # non-ASCII letters touching an ASCII letter or digit (glued, or Cyrillic look-alikes).
-_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+_INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+)
 _LOOKALIKE = "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
 _NARROW = (
     f"[{_INVISIBLE}]++|{_ESCAPES}|[^\\x00-\\x7f](?<=[A-Za-z0-9].)[^\\x00-\\x7f]{{0,63}}+"

@@ -404,7 +404,7 @@ CORPUS_23: dict[str, list[tuple[str, str]]] = {
         (P23[1], f"smbclient -L //nas -U admin%{P23[1]}"),
         (P23[2], f"ldapmodify -H ldaps://ds -D cn=root -w '{P23[2]}' -f change.ldif"),
         (P23[3], f"bcp dbo.t out t.dat -S db -U sa -P {P23[3]} -c"),
-        (P23[4], f"echo \"{P23[4]}\" | sudo -kS apt-get update"),
+        (P23[4], f'echo "{P23[4]}" | sudo -kS apt-get update'),
         (T23, f"echo {T23} | oras login reg.example -u x --password-stdin"),
         (P23[0], f"skopeo login --creds admin:{P23[0]} quay.example"),
         (P23[1], f"curl -x proxy:8080 --proxy-user 'me:{P23[1]}' https://x.example"),

@@ -171,7 +171,10 @@ def test_a_secret_in_folded_text_is_replaced_in_the_original_characters():
     assert redact.redact("Пароль: pass\u200bword=abc12345xyz — конец") == (
         "Пароль: pass\u200bword=[REDACTED:secret] — конец"
     )
-    assert redact.redact("ｐａｓｓｗｏｒｄ＝hunter2-x ｏｋ") == "ｐａｓｓｗｏｒｄ＝[REDACTED:secret] ｏｋ"
+    assert (
+        redact.redact("ｐａｓｓｗｏｒｄ＝hunter2-x ｏｋ")
+        == "ｐａｓｓｗｏｒｄ＝[REDACTED:secret] ｏｋ"
+    )
     token = "ghp_" + "a1B2c3D4e5" * 4
     assert redact.redact(f"令牌{token[:9]}\u200b{token[9:]}请保管") == (
         "令牌[REDACTED:github-token]请保管"
@@ -179,11 +182,21 @@ def test_a_secret_in_folded_text_is_replaced_in_the_original_characters():
     assert redact.redact('{"m": "{\\"password\\": \\"abc123xyz\\"}"}') == (
         '{"m": "{\\"password\\": \\"[REDACTED:secret]\\"}"}'
     )
-    assert redact.redact("curl -u \\\n  admin:pw12345 x") == "curl -u \\\n  admin:[REDACTED:password] x"
+    assert (
+        redact.redact("curl -u \\\n  admin:pw12345 x")
+        == "curl -u \\\n  admin:[REDACTED:password] x"
+    )
 
 
 def test_folding_leaves_text_without_a_secret_exactly_as_it_was():
-    for text in ["Ｆｕｌｌ ｗｉｄｔｈ", "zero\u200bwidth", "密钥abc", 'a \\"b\\" c', "x \\\n y", "pаss"]:
+    for text in [
+        "Ｆｕｌｌ ｗｉｄｔｈ",
+        "zero\u200bwidth",
+        "密钥abc",
+        'a \\"b\\" c',
+        "x \\\n y",
+        "pаss",
+    ]:
         assert redact.fold(text) is not None
         assert redact.redact(text) == text
 

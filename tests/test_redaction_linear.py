@@ -152,7 +152,7 @@ TARGETS = (
     + [("private", -1, False), ("redact", -2, False), ("folded", -3, False)]
 )
 # What sends a text down the folded path (non-ASCII, escaped quotes, line continuations).
-FOLDING = ["\u200b", "\u00ad", "\uff1a", "\u00a0", "\u0430", "密", "\\\"", "\\\n", "ｐ", "«"]
+FOLDING = ["\u200b", "\u00ad", "\uff1a", "\u00a0", "\u0430", "密", '\\"', "\\\n", "ｐ", "«"]
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[name for name, _, _ in TARGETS])

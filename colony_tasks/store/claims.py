@@ -97,11 +97,18 @@ class ClaimsMixin(StoreBase):
         if exclude_session is not None:
             skip = " AND c.session_id != ?"
             params.append(exclude_session)
+        # Two indexed reads, not one with an OR (which read every live claim of the repository):
+        # the claims on these paths and their folders, then the repository's live globs.
+        live = " WHERE c.repo_id = ? AND c.released_at IS NULL AND c.expires_at > ?"
         rows = self._all(
-            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}"
-            " WHERE c.repo_id = ? AND c.released_at IS NULL AND c.expires_at > ?"
-            f" AND (c.pattern IN ({marks}) OR c.is_glob = 1){skip} AND s.ended_at IS NULL",
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
+            f" AND c.pattern IN ({marks}) AND c.is_glob = 0{skip} AND s.ended_at IS NULL",
             params,
+        )
+        rows += self._all(
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
+            f" AND c.is_glob = 1{skip} AND s.ended_at IS NULL",
+            [repo_id, params[1], *params[2 + len(wanted) :]],
         )
         return [dict(r) for r in rows]
 
