@@ -4,7 +4,6 @@ finds every kind of claim that covers a path."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
