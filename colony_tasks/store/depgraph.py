@@ -84,13 +84,17 @@ class DepGraphMixin(StoreBase):
                 gone = [(repo, p) for p in paths]
                 self.conn.executemany("DELETE FROM dep_files WHERE repo = ? AND path = ?", gone)
                 self.conn.executemany("DELETE FROM dep_edges WHERE repo = ? AND src = ?", gone)
+            # Upserts both backends read the same way (SQLite's INSERT OR REPLACE is not
+            # PostgreSQL's: `colony-tasks index` failed on a team store).
+            updates = ", ".join(f"{c} = excluded.{c}" for c in FILE_COLUMNS.split(", ")[1:])
             self.conn.executemany(
-                f"INSERT OR REPLACE INTO dep_files(repo, {FILE_COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO dep_files(repo, {FILE_COLUMNS})"
+                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(repo, path) DO UPDATE SET {updates}",
                 clean_files,
             )
             self.conn.executemany(
-                "INSERT OR REPLACE INTO dep_edges(repo, src, dst, names_json) VALUES (?, ?, ?, ?)",
+                "INSERT INTO dep_edges(repo, src, dst, names_json) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(repo, src, dst) DO UPDATE SET names_json = excluded.names_json",
                 clean_edges,
             )
             self._run(
