@@ -33,6 +33,13 @@ AUTO_NOTE = "auto: edited"
 STALE_AFTER = 30 * 60
 RECENT_EDITS = 30 * 60
 MAX_PATH = 4096
+# Characters that change how a path displays without showing: C0/C1 controls, bidirectional
+# overrides, embeddings and isolates, zero-width characters and the byte-order mark.
+_UNSHOWN = frozenset(
+    [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
+    + list("\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
+    + list("\u2060\u2066\u2067\u2068\u2069\ufeff")
+)
 
 
 class Holder(
@@ -95,6 +102,11 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
         raise InvalidInput("A path must be a non-empty string.")
     if "\x00" in path:
         raise InvalidInput("A path must not contain NUL bytes.")
+    if not _UNSHOWN.isdisjoint(path):
+        raise InvalidInput(
+            "A path must not contain control, bidirectional or zero-width characters"
+            " (they make a path display as another one)."
+        )
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:

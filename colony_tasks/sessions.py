@@ -111,6 +111,11 @@ def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:
     return task
 
 
+# Agents' session ids are UUIDs or short names; a longer one is a payload error or an attack
+# (a 1 MB id was stored and copied into every row the session wrote).
+MAX_SESSION_ID = 256
+
+
 def register(
     store: Store,
     session_id: str,
@@ -124,6 +129,11 @@ def register(
     session_id = (session_id or "").strip()
     if not session_id:
         raise InvalidInput("A session needs a non-empty session id.")
+    if len(session_id) > MAX_SESSION_ID or not session_id.isprintable():
+        raise InvalidInput(
+            f"A session id is at most {MAX_SESSION_ID} printable characters"
+            f" (this one is {len(session_id)} characters)."
+        )
     kind = agent_kind(agent)
     lane = lane_for(store, cwd)
     with store.transaction():
