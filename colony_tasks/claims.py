@@ -320,9 +320,16 @@ def validate_ttl(ttl_minutes: float) -> float:
     return ttl
 
 
+LIST_LIMIT = 1000  # claims a listing shows (count_unreleased says how many there are)
+
+
+def count_unreleased(store: Store, *, repo_id: str | None = None) -> int:
+    return store.count_unreleased_claims(repo_id=repo_id)
+
+
 def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any]]:
     now = store.now()
-    rows = store.list_claims(repo_id=repo_id, include_expired=True)
+    rows = store.list_claims(repo_id=repo_id, include_expired=True, limit=LIST_LIMIT)
     out = []
     for row in rows:
         item = _public(row)

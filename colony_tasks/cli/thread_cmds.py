@@ -118,6 +118,14 @@ def claims(store: Store, as_json: bool) -> None:
             ]
             for c in found
         ]
-        return table(rows, ["PATH", "HOLDER", "WHO", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
+        shown = table(rows, ["PATH", "HOLDER", "WHO", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
+        return shown + (f"\n{more}" if more else "")
 
+    more = ""
+    if len(found) >= claims_mod.LIST_LIMIT:
+        total = claims_mod.count_unreleased(store)
+        if total > len(found):
+            more = f"Showing {len(found):,} of {total:,} claims (ordered by repository and path)."
     emit(as_json, found, render)
+    if more and as_json:
+        click.echo(more, err=True)

@@ -138,6 +138,15 @@ class ClaimsMixin(StoreBase):
         )
         return [dict(r) for r in rows]
 
+    def count_unreleased_claims(self, *, repo_id: str | None = None) -> int:
+        """How many claims are not released (expired ones included), as list_claims counts."""
+        where, params = "released_at IS NULL", []
+        if repo_id is not None:
+            where += " AND repo_id = ?"
+            params.append(repo_id)
+        row = self._one(f"SELECT COUNT(*) FROM claims WHERE {where}", params)
+        return int(row[0]) if row else 0
+
     def release_claims(
         self,
         session_id: str,
