@@ -190,15 +190,45 @@ def _redact(text: str, limit: int | None) -> str:
     if "private" in lowered and "<" in text:
         text = drop_private(text)
         lowered = text.lower()
-    if not text.isascii() or "\\" in text:
-        folded = fold(text)
-        if folded is not None:
-            return _redact_folded(text, *folded)
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
     for rule in _triggered(lowered, len(text) > LONG_TEXT):
         work = apply_rule(rule, work)
-    return work[1:]
+    text = work[1:]
+    if not text.isascii() or "\\" in text:
+        text = _redact_windows(text)
+    return text
+
+
+def _redact_windows(text: str) -> str:
+    """``text`` (after the plain pass) with the secrets folding reveals replaced: the rules run
+    on the folded copy of a window around each place folding changes."""
+    if not _fold_re:
+        _fold_re.append(re.compile(_FOLDABLE))
+    spans: list[list[int]] = []
+    for match in _fold_re[0].finditer(text):
+        a, b = max(match.start() - FOLD_WINDOW, 0), min(match.end() + FOLD_WINDOW, len(text))
+        if spans and a <= spans[-1][1]:
+            spans[-1][1] = b
+        else:
+            spans.append([a, b])
+    if not spans:
+        return text
+    out: list[str] = []
+    kept_from = 0
+    for a, b in spans:
+        # widen to line ends: a line-anchored rule sees its whole line
+        a = text.rfind("\n", 0, a) + 1 if a else 0
+        b = text.find("\n", b) if b < len(text) else len(text)
+        b = len(text) if b < 0 else b
+        a = max(a, kept_from)
+        window = text[a:b]
+        folded = fold(window)
+        out.append(text[kept_from:a])
+        out.append(window if folded is None else _redact_folded(window, *folded))
+        kept_from = b
+    out.append(text[kept_from:])
+    return "".join(out)
 
 
 def _triggered(lowered: str, long_text: bool) -> Iterator[Rule]:
@@ -230,20 +260,28 @@ _CONFUSABLE = str.maketrans(
     "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405",
     "aeopcyxijslgABEKMHOPCTXIJS",
 )
-# What may change: any non-ASCII character, a backslash before a quote or a line end.
+# What may change, found in one pass: format characters (Cf: zero-width, soft hyphen, bidi
+# controls), compatibility forms that fold to ASCII (full-width forms, no-break and other
+# spaces, ligatures, mathematical letters and digits), escapes, and non-ASCII letters touching
+# an ASCII letter or digit (glued to a token, or Cyrillic look-alikes). Other non-ASCII text
+# (…, —, é, CJK prose) is left to the plain pass: folding it could not make a secret appear.
 _ESCAPES = r"\\++(?=[\"'])|\\\r?\n[ \t]{0,64}+"
-_FOLDABLE = r"[^\x00-\x7f]++|" + _ESCAPES
-# In NFKC-normalised text only these can change: format characters (Cf), escapes, and
-# non-ASCII letters touching an ASCII letter or digit (glued, or Cyrillic look-alikes).
 _INVISIBLE = (
     "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
-_LOOKALIKE = "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
-_NARROW = (
-    f"[{_INVISIBLE}]++|{_ESCAPES}|[^\\x00-\\x7f](?<=[A-Za-z0-9].)[^\\x00-\\x7f]{{0,63}}+"
+_COMPAT = "\u00a0\u2000-\u200a\u202f\u205f\u3000\ufb00-\ufb06\uff01-\uff5e\U0001d400-\U0001d7ff"
+_LOOKALIKE = (
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
+)
+_FOLDABLE = (
+    f"[{_INVISIBLE}{_COMPAT}]++|{_ESCAPES}|[^\\x00-\\x7f](?<=[A-Za-z0-9].)[^\\x00-\\x7f]{{0,63}}+"
     f"|[{_LOOKALIKE}]{{1,16}}+(?=[A-Za-z0-9])|[^\\x00-\\x7f](?=[A-Za-z0-9])"
 )
-_fold_re: dict[bool, re.Pattern[str]] = {}
+_fold_re: list[re.Pattern[str]] = []
+# Around each place folding changes, the rules run on the folded copy of this many characters
+# on either side (the rest of the text had the plain pass): a secret and its name fit in it.
+FOLD_WINDOW = 4096
 
 
 def fold(text: str) -> tuple[str, list[int], list[int]] | None:
@@ -251,16 +289,14 @@ def fold(text: str) -> tuple[str, list[int], list[int]] | None:
     the original span it stands for; None when folding changes nothing. Linear: one pass."""
     import unicodedata
 
-    narrow = unicodedata.is_normalized("NFKC", text)
-    if narrow not in _fold_re:
-        _fold_re[narrow] = re.compile(_NARROW if narrow else _FOLDABLE)
-
+    if not _fold_re:
+        _fold_re.append(re.compile(_FOLDABLE))
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     last = 0
     changed = False
-    for match in _fold_re[narrow].finditer(text):
+    for match in _fold_re[0].finditer(text):
         at, end = match.span()
         run = match.group()
         if run[0] == "\\":
@@ -269,14 +305,9 @@ def fold(text: str) -> tuple[str, list[int], list[int]] | None:
             else:  # escaping backslashes before a quote: gone
                 folded_run = []
         else:
-            if (
-                unicodedata.is_normalized("NFKC", run)
-                and not any(unicodedata.category(c) == "Cf" for c in run)
-                and not _mixed(text, at, end)
-                and not _glued(text, at, end)
-            ):
-                continue
             folded_run = _fold_run(text, at, end, unicodedata)
+            if "".join(piece for piece, _, _ in folded_run) == run:
+                continue
         if at > last:
             pieces.append(text[last:at])
             starts.extend(range(last, at))

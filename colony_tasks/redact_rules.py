@@ -179,9 +179,10 @@ _ASSIGNMENTS = tuple(
         "secret",
         (word,),
         r"(?P<keep>"
-        # not a segment of an ARN (arn:aws:secretsmanager:…:123456789012:secret:name)
-        + r"(?<!aws:)(?<!-cn:)(?<!gov:)(?<![0-9]:)"
         + WORD
+        # not a segment of an ARN (arn:aws:secretsmanager:…:123456789012:secret:name); after
+        # the word, so the pattern still starts with a literal `re` can jump between
+        + f"(?<!aws:{WORD})(?<!-cn:{WORD})(?<!gov:{WORD})(?<![0-9]:{WORD})"
         + rest
         + r"[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
         + _SEP
@@ -220,6 +221,29 @@ _ASSIGNMENTS = tuple(
         within=_ASSIGNMENT_HEAD + len(word),
     )
     for word, rest in _SOFT_WORDS
+)
+
+# Tools whose password flag is a short one: sqlcmd/bcp/zip -P, 7z -p<pw>, ldap* -w,
+# smbclient -U user%pw, htpasswd -b file user pw. One rule per tool, each starting with the
+# tool's name (a literal `re` jumps between); the scan to the flag is bounded.
+_TOOL_VALUE = r"(?![\s-])(?![\"']?+\$)(?!\[REDACTED)" + _VALUE
+_TOOL_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("sqlcmd", ("sqlcmd",), r"(?P<keep>sqlcmd[^\n|;&]{0,96}? -P[ \t]{1,8}+)"),
+    ("bcp", ("bcp ",), r"(?P<keep>bcp [^\n|;&]{0,96}? -P[ \t]{1,8}+)"),
+    ("zip", ("zip",), r"(?P<keep>zip[^\n|;&]{0,96}? -P[ \t]{1,8}+)"),
+    ("7z", ("7z",), r"(?P<keep>7z[ar]?+[^\n|;&]{0,96}? -p)"),
+    ("ldap", ("ldap",), r"(?P<keep>ldap[a-z]{2,8}+[^\n|;&]{0,96}? -w[ \t]{1,8}+)"),
+    (
+        "smbclient",
+        ("smbclient",),
+        r"(?P<keep>smbclient[^\n|;&]{0,96}? (?:-U|--user)(?:=|[ \t]{1,8}+)[\"']?+[^\s%\"']{1,128}+%)",
+    ),
+    (
+        "htpasswd",
+        ("htpasswd",),
+        r"(?P<keep>htpasswd[ \t]{1,8}+-(?=[a-zA-Z]{0,5}b)[a-zA-Z]{1,6}+(?:[ \t]{1,8}+-[a-zA-Z]{1,6}+){0,3}+"
+        r"[ \t]{1,8}+[^\s-][^\s]{0,255}+[ \t]{1,8}+[^\s]{1,128}+[ \t]{1,8}+)",
+    ),
 )
 
 # Provider token formats with a literal prefix, measured against gitleaks' provider list
@@ -615,24 +639,16 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "cli-dash-pass",
         "password",
-        ("-pass", "pass ", "pass\t"),
+        ("-pass", "storepass", "keypass"),
         r"(?P<keep>-(?<![\w-]-)(?:pass(?:in|out)?[ \t]{1,8}+[\"']?+pass:"
         r"|(?:src|dest|new)?(?:store|key)pass[ \t]{1,8}+|password[ \t]{1,8}+))"
         r"(?!-)(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
     ),
     # Tools whose password flag is a short one: sqlcmd/bcp/zip -P, 7z -p<pw>, ldap* -w,
     # smbclient -U user%pw, htpasswd -b file user pw. The scan to the flag is bounded.
-    Rule(
-        "cli-tool-password",
-        "password",
-        ("sqlcmd", "bcp ", "zip ", "7z", "ldap", "smbclient", "htpasswd"),
-        r"(?P<keep>(?:(?:sqlcmd|bcp|zip|zipcloak)[^\n|;&]{0,96}? -P[ \t]{1,8}+"
-        r"|7z[ar]?+[^\n|;&]{0,96}? -p"
-        r"|ldap[a-z]{2,8}+[^\n|;&]{0,96}? -w[ \t]{1,8}+"
-        r"|smbclient[^\n|;&]{0,96}? (?:-U|--user)(?:=|[ \t]{1,8}+)[\"']?+[^\s%\"']{1,128}+%"
-        r"|htpasswd[ \t]{1,8}+-(?=[a-zA-Z]{0,5}b)[a-zA-Z]{1,6}+(?:[ \t]{1,8}+-[a-zA-Z]{1,6}+){0,3}+"
-        r"[ \t]{1,8}+[^\s-][^\s]{0,255}+[ \t]{1,8}+[^\s]{1,128}+[ \t]{1,8}+))"
-        r"(?![\s-])(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
+    *(
+        Rule(f"cli-{name}-password", "password", triggers, head + _TOOL_VALUE)
+        for name, triggers, head in _TOOL_FLAGS
     ),
     # Secret stores written from the command line: gh secret set --body, aws ssm put-parameter
     # --value, az keyvault secret set --value, aws secretsmanager create-secret --secret-string.
@@ -744,8 +760,9 @@ RULES: tuple[Rule, ...] = (
         r"(?>(?i:pass(?:w(?:or)?d|phrase)?|secret|credentials?|pwd|token))"
         r"[\w-]{0,40}+:[ \t]{0,8}+[|>][+-]?+[0-9]?+[ \t]{0,8}+)"
         r"(?:\r?\n[ \t]{1,64}+(?![\w.-]{1,80}+:(?![^ \t\n]))[^\n]++)++",
-        needs=(":",),
-        within=80,
+        # the block indicator comes at most 20 + 12 + 40 + 1 + 8 characters after the word
+        needs=("|", ">"),
+        within=96,
     ),
     # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
     Rule(
