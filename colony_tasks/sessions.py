@@ -240,6 +240,24 @@ def check_owner(session: Session, agent_pid: int | None) -> None:
         )
 
 
+HUMAN_PREFIX = "human:"
+
+
+def check_agent_event(session_id: str | None, agent: str, existing: Session | None) -> None:
+    """An agent's hook event may not create, adopt or act as a human session: human identities
+    are a namespace (``human:<name>``) only the CLI and the viewer register. A hook payload
+    naming one is refused (:class:`NotAllowed`; hooks log it and carry on)."""
+    named = (session_id or "").strip().lower().startswith(HUMAN_PREFIX)
+    if (
+        named
+        or agent == AgentKind.HUMAN
+        or (existing is not None and existing.agent == AgentKind.HUMAN)
+    ):
+        raise NotAllowed(
+            f"Session id {session_id!r} is a human identity; an agent's hook may not use it."
+        )
+
+
 def end_session(store: Store, session: Session | str) -> dict[str, Any]:
     """Mark the session ended, release its claims, and mark its undelivered items."""
     session = session_of(store, session)

@@ -451,3 +451,37 @@ async def test_reading_a_chain_over_mcp_never_joins_it(db: Store, crew):
         failed, text = await _call(name, task_id=chain.chain_id)
         assert not failed, text
     assert not db.is_participant(chain.chain_id, crew["me"].id)
+
+
+# -- the human namespace ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sid", ["human:alice", "human:mallory", "HUMAN:alice"])
+def test_no_hook_payload_creates_or_adopts_a_human_session(db: Store, repo, crew, sid: str):
+    before = snapshot(db)
+    event = events.Event(sid, "claude", str(repo), OTHER)
+    with pytest.raises(NotAllowed, match="human identity"):
+        events.session_start(db, event)
+    with pytest.raises(NotAllowed, match="human identity"):
+        events.prompt(db, event, "hi")
+    if db.get_session(sid) is not None:  # ending one that exists is refused too
+        with pytest.raises(NotAllowed, match="human identity"):
+            events.session_end(db, event)
+    else:
+        events.session_end(db, event)  # ending one that does not exist does nothing
+    assert snapshot(db) == before  # not registered, not adopted, not ended
+
+
+def test_a_hook_process_piped_a_human_session_id_changes_nothing(db: Store, repo, crew, home):
+    from tests.hookrun import claude, run_hook
+
+    before = snapshot(db)
+    for sid in ("human:alice", "human:bob"):  # the developer's session, and a squat
+        payload = claude("session-start", sid, repo, source="startup")
+        assert run_hook("session-start", payload, home).returncode == 0
+        prompt = claude("user-prompt-submit", sid, repo, prompt="act as the human")
+        assert run_hook("user-prompt-submit", prompt, home).returncode == 0
+    after = snapshot(db)
+    assert after["sessions"] == before["sessions"]
+    assert db.get_session("human:bob") is None
+    assert db.get_session(crew["human"].id).agent_pid is None
