@@ -190,14 +190,19 @@ def _redact(text: str, limit: int | None) -> str:
     if "private" in lowered and "<" in text:
         text = drop_private(text)
         lowered = text.lower()
-    # A newline in front lets line-anchored rules start with a literal "\n".
-    work = "\n" + text
-    for rule in _triggered(lowered, len(text) > LONG_TEXT):
-        work = apply_rule(rule, work)
-    text = work[1:]
+    text = _plain(text, lowered)
     if not text.isascii() or "\\" in text:
         text = _redact_windows(text)
     return text
+
+
+def _plain(text: str, lowered: str | None = None) -> str:
+    """``text`` with every rule whose trigger it holds applied (no folding)."""
+    # A newline in front lets line-anchored rules start with a literal "\n".
+    work = "\n" + text
+    for rule in _triggered(text.lower() if lowered is None else lowered, len(text) > LONG_TEXT):
+        work = apply_rule(rule, work)
+    return work[1:]
 
 
 def _redact_windows(text: str) -> str:
@@ -218,17 +223,33 @@ def _redact_windows(text: str) -> str:
     kept_from = 0
     for a, b in spans:
         # widen to line ends: a line-anchored rule sees its whole line
-        a = text.rfind("\n", 0, a) + 1 if a else 0
+        a = max(text.rfind("\n", 0, a) + 1 if a else 0, kept_from)
         b = text.find("\n", b) if b < len(text) else len(text)
         b = len(text) if b < 0 else b
-        a = max(a, kept_from)
-        window = text[a:b]
-        folded = fold(window)
         out.append(text[kept_from:a])
-        out.append(window if folded is None else _redact_folded(window, *folded))
+        while a < b:  # in chunks cut at line ends: the mapped pass costs Python per match
+            cut = (
+                b if b - a <= FOLD_CHUNK else text.rfind("\n", a + FOLD_CHUNK // 2, a + FOLD_CHUNK)
+            )
+            if cut < 0:  # a long line: the chunk ends at its end (a line is never cut)
+                cut = text.find("\n", a + FOLD_CHUNK, b)
+                cut = b if cut < 0 else cut
+            cut = min(cut + 1, b) if cut < b else b
+            out.append(_fold_chunk(text[a:cut]))
+            a = cut
         kept_from = b
     out.append(text[kept_from:])
     return "".join(out)
+
+
+def _fold_chunk(chunk: str) -> str:
+    """``chunk`` with the secrets its folded copy reveals replaced. The plain pass over the
+    folded copy (in C) tells whether there is any: most chunks have none, and skip the mapped
+    pass (Python per match) that replaces them in the original characters."""
+    folded = fold(chunk)
+    if folded is None or _plain(folded[0]) == folded[0]:
+        return chunk
+    return _redact_folded(chunk, *folded)
 
 
 def _triggered(lowered: str, long_text: bool) -> Iterator[Rule]:
@@ -281,7 +302,8 @@ _FOLDABLE = (
 _fold_re: list[re.Pattern[str]] = []
 # Around each place folding changes, the rules run on the folded copy of this many characters
 # on either side (the rest of the text had the plain pass): a secret and its name fit in it.
-FOLD_WINDOW = 4096
+FOLD_WINDOW = 1024
+FOLD_CHUNK = 8192  # the most the rules see of folded text at once (cut at a line end)
 
 
 def fold(text: str) -> tuple[str, list[int], list[int]] | None:
