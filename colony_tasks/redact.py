@@ -313,6 +313,9 @@ def fold(text: str) -> tuple[str, list[int], list[int]] | None:
 
     if not _fold_re:
         _fold_re.append(re.compile(_FOLDABLE))
+    if len(_fold_re) == 1:
+        _fold_re.append(re.compile(f"[{_INVISIBLE}]++"))
+        _fold_re.append(re.compile(f"[{_COMPAT}]++"))
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -326,6 +329,21 @@ def fold(text: str) -> tuple[str, list[int], list[int]] | None:
                 folded_run = [(" ", at, end)]
             else:  # escaping backslashes before a quote: gone
                 folded_run = []
+        elif _fold_re[1].fullmatch(run):  # invisible characters only: gone, no Python per char
+            folded_run = []
+        elif _fold_re[2].fullmatch(run) and len(nfkc := unicodedata.normalize("NFKC", run)) == len(
+            run
+        ):  # compatibility forms, one character each: folded as a whole
+            if at > last:
+                pieces.append(text[last:at])
+                starts.extend(range(last, at))
+                ends.extend(range(last + 1, at + 1))
+            pieces.append(nfkc)
+            starts.extend(range(at, end))
+            ends.extend(range(at + 1, end + 1))
+            last = end
+            changed = True
+            continue
         else:
             folded_run = _fold_run(text, at, end, unicodedata)
             if "".join(piece for piece, _, _ in folded_run) == run:
