@@ -3,7 +3,7 @@
 Figures and same-run ratios, not tests (the tests assert growth, never time):
 
 1. Medians at 16 KB and 1 MB, each against the engine before redaction ran without Python
-   per match (PREVIOUS_COMMIT, imported from git into a temporary package) in the same run,
+   (PREVIOUS_COMMIT, imported from git into a temporary package) in the same run,
    interleaved: normal agent traffic (code, git output, logs, prose, the non-secret corpus);
    each adversarial family (the slowest unit the hill climb of
    tests/test_redaction_linear.py finds per rule and for redact() as a whole, the known ReDoS
@@ -56,6 +56,7 @@ from colony_tasks import redact  # noqa: E402
 from colony_tasks.redact_rules import RULES  # noqa: E402
 from tests.nonsecret_corpus import NONSECRETS  # noqa: E402
 from tests.secret_corpus import CORPUS  # noqa: E402
+from tests.secret_heldout import HELDOUT  # noqa: E402
 from tests.test_redaction_linear import (  # noqa: E402
     KNOWN_SHAPES,
     PUNCTUATION,
@@ -97,7 +98,7 @@ def repeat_to(unit: str, size: int) -> str:
 
 
 OLD_COMMIT = "a5652ab"  # main before the rules were rewritten (quadratic on one shape)
-PREVIOUS_COMMIT = "1b728f7"  # the engine before redaction ran without Python per match
+PREVIOUS_COMMIT = "c7e5fd0"  # the rules and engine before issue 23 (grammar, folding)
 
 
 def old_redact():
@@ -146,6 +147,16 @@ def uncached(engine, text: str):
 
     return call
 
+
+# Ordinary text in other scripts, with full-width forms and invisible characters.
+NON_ASCII_PIECES = [
+    "修复登录测试中的竞态条件，然后重新运行 CI。\n",
+    "Пароль сброшен; токен обновлён, перезапустите сервис.\n",
+    "設定ファイルを更新しました（ｐｏｒｔ：８０８０）。\n",
+    "café naïve résumé — «citation» ½\u00a0kg\n",
+    "zero\u200bwidth and soft\u00adhyphen in prose\n",
+    "API 응답 시간이 개선되었습니다 v2.3.1\n",
+]
 
 # Texts dense with matches: every few characters a secret to replace, or a near miss.
 DENSE = [
@@ -221,6 +232,13 @@ def sizes(n: int) -> list[Stat]:
     secret_pieces = [text for _, text in CORPUS if "private" not in text.lower()]
     for size, label in ((16_000, "16 KB"), (MB, "1 MB")):
         measure(f"{label} normal text", {"normal": fill(normal_pieces, size)})
+    # Text that is not plain ASCII goes through folding (see redact.fold).
+    for size, label in ((16_000, "16 KB"), (MB, "1 MB")):
+        measure(f"{label} non-ASCII text", {"non-ascii": fill(NON_ASCII_PIECES, size)})
+    measure(
+        "1 MB folded secret-dense",
+        {"held-out non-ASCII secrets": fill([t for f, _, t in HELDOUT if f == "unicode"], MB)},
+    )
     units = families()
     for family, members in units.items():
         for size, label in ((16_000, "16 KB"), (MB, "1 MB")):

@@ -403,3 +403,13 @@ def search(
 def human(store: Store, name: str | None, cwd: str) -> Session:
     """The session a human at the CLI or in the viewer acts as (one per name)."""
     return sessions_mod.human_session(store, name, cwd)
+
+
+def cli_actor(store: Store, name: str | None, cwd: str) -> Session:
+    """The session a CLI command acts as: inside an agent's process tree (an agent's shell
+    tool ran it), that agent's session whatever ``--as`` names; a human's session otherwise.
+    An agent cannot post as the developer, reassign items or reset the loop guard this way."""
+    from . import identity, procs
+
+    agent = identity.detected(store, procs.ancestors())
+    return agent if agent is not None else human(store, name, cwd)

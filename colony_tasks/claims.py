@@ -23,7 +23,7 @@ from .tasks import task_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
 DEFAULT_TTL_MINUTES = 60
@@ -33,6 +33,13 @@ AUTO_NOTE = "auto: edited"
 STALE_AFTER = 30 * 60
 RECENT_EDITS = 30 * 60
 MAX_PATH = 4096
+# Characters that change how a path displays without showing: C0/C1 controls, bidirectional
+# overrides, embeddings and isolates, zero-width characters and the byte-order mark.
+_UNSHOWN = frozenset(
+    [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
+    + list("\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
+    + list("\u2060\u2066\u2067\u2068\u2069\ufeff")
+)
 
 
 class Holder(Record):
@@ -105,6 +112,11 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
         raise InvalidInput("A path must be a non-empty string.")
     if "\x00" in path:
         raise InvalidInput("A path must not contain NUL bytes.")
+    if not _UNSHOWN.isdisjoint(path):
+        raise InvalidInput(
+            "A path must not contain control, bidirectional or zero-width characters"
+            " (they make a path display as another one)."
+        )
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
@@ -169,6 +181,41 @@ def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
     )
 
 
+def _candidate_index(
+    candidates: list[dict[str, Any]],
+) -> Callable[[str], list[dict[str, Any]]]:
+    """A function giving, for a path, the claims among ``candidates`` that may cover it: literal
+    claims on the path or a folder above it, globs whose literal folder prefix is a folder of
+    the path, and globs without one. A path is then matched against a few claims, not against
+    every glob of the repository."""
+    literal: dict[str, list[dict[str, Any]]] = {}
+    by_folder: dict[str, list[dict[str, Any]]] = {}
+    for c in candidates:
+        pattern = c["pattern"]
+        if not is_glob(pattern):
+            literal.setdefault(pattern.rstrip("/"), []).append(c)
+            continue
+        body = pattern.lstrip("/")
+        anchored = pattern.startswith("/") or "/" in body.rstrip("/")
+        head = body[: min((body.index(ch) for ch in "*?[" if ch in body), default=len(body))]
+        folder = head[: head.rfind("/") + 1] if anchored and "\\" not in head else ""
+        by_folder.setdefault(folder, []).append(c)
+
+    def for_path(path: str) -> list[dict[str, Any]]:
+        if is_glob(path):
+            return candidates
+        parts = path.split("/")
+        out = list(by_folder.get("", ()))
+        for i in range(1, len(parts) + 1):
+            above = "/".join(parts[:i])
+            out += literal.get(above, ())
+            if i < len(parts):
+                out += by_folder.get(above + "/", ())
+        return out
+
+    return for_path
+
+
 def conflicts_for(
     store: Store, session: Session | str, rel_paths: Sequence[str], lane: Lane
 ) -> list[PathConflict]:
@@ -182,15 +229,21 @@ def conflicts_for(
     edits = store.recent_edits(
         lane.repo_id, literal, now - RECENT_EDITS, exclude_session=session.id
     )
+    for_path = _candidate_index(candidates)
+    edits_by_path: dict[str, list[dict[str, Any]]] = {}
+    for edit in edits:
+        edits_by_path.setdefault(edit["path"], []).append(edit)
     found = []
     for path in rel_paths:
         holders = [
-            _holder(c, session, now) for c in candidates if matches(c["pattern"], path, c["regex"])
+            _holder(c, session, now)
+            for c in for_path(path)
+            if matches(c["pattern"], path, c["regex"])
         ]
         recent = []
         seen: set[str] = set()
-        for edit in edits:
-            if edit["path"] == path and edit["session_id"] not in seen:
+        for edit in edits_by_path.get(path, ()):
+            if edit["session_id"] not in seen:
                 seen.add(edit["session_id"])
                 recent.append(
                     RecentEdit(
@@ -277,9 +330,16 @@ def validate_ttl(ttl_minutes: float) -> float:
     return ttl
 
 
+LIST_LIMIT = 1000  # claims a listing shows (count_unreleased says how many there are)
+
+
+def count_unreleased(store: Store, *, repo_id: str | None = None) -> int:
+    return store.count_unreleased_claims(repo_id=repo_id)
+
+
 def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any]]:
     now = store.now()
-    rows = store.list_claims(repo_id=repo_id, include_expired=True)
+    rows = store.list_claims(repo_id=repo_id, include_expired=True, limit=LIST_LIMIT)
     out = []
     for row in rows:
         item = _public(row)

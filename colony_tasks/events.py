@@ -78,6 +78,7 @@ def _session(store: Store, event: Event) -> Session:
     when its folder changed, reopened after an end — only by the agent process that owns it
     (:func:`colony_tasks.sessions.check_owner`)."""
     session = store.get_session(event.session_id) if event.session_id else None
+    sessions_mod.check_agent_event(event.session_id, event.agent, session)
     if session is not None:
         sessions_mod.check_owner(session, event.agent_pid)
     if session is None or (event.cwd and event.cwd != session.cwd) or session.ended_at is not None:
@@ -103,6 +104,8 @@ def _undeliverable(store: Store, me: Session) -> str | None:
 def session_start(store: Store, event: Event) -> Result:
     """Register (or refresh) the session, join its lane task, and brief it. A session new to
     the task is not sent the task's history again as news at its first prompt."""
+    existing = store.get_session(event.session_id) if event.session_id else None
+    sessions_mod.check_agent_event(event.session_id, event.agent, existing)
     with store.transaction():  # joined and marked briefed at once: one commit, not two
         joined = sessions_mod.register(
             store,
@@ -294,6 +297,7 @@ def session_end(store: Store, event: Event) -> Result:
     process (a payload that merely carries its id ends nothing)."""
     session = store.get_session(event.session_id) if event.session_id else None
     if session is not None:
+        sessions_mod.check_agent_event(event.session_id, event.agent, session)
         sessions_mod.check_owner(session, event.agent_pid)
         sessions_mod.end_session(store, session)
     return NOTHING

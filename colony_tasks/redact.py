@@ -23,7 +23,7 @@ from .redact_rules import CODE, RULES, Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 # How far back from a cut the cap drops a partial word (a secret cut in half must not stay).
@@ -190,19 +190,286 @@ def _redact(text: str, limit: int | None) -> str:
     if "private" in lowered and "<" in text:
         text = drop_private(text)
         lowered = text.lower()
+    text = _plain(text, lowered)
+    if not text.isascii() or "\\" in text:
+        text = _redact_windows(text)
+    return text
+
+
+def _plain(text: str, lowered: str | None = None) -> str:
+    """``text`` with every rule whose trigger it holds applied (no folding)."""
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
+    for rule in _triggered(text.lower() if lowered is None else lowered, len(text) > LONG_TEXT):
+        work = apply_rule(rule, work)
+    return work[1:]
+
+
+def _redact_windows(text: str) -> str:
+    """``text`` (after the plain pass) with the secrets folding reveals replaced: the rules run
+    on the folded copy of a window around each place folding changes."""
+    if not _fold_re:
+        _fold_re.append(re.compile(_FOLDABLE))
+    spans: list[list[int]] = []
+    for match in _fold_re[0].finditer(text):
+        a, b = max(match.start() - FOLD_WINDOW, 0), min(match.end() + FOLD_WINDOW, len(text))
+        if spans and a <= spans[-1][1]:
+            spans[-1][1] = b
+        else:
+            spans.append([a, b])
+    if not spans:
+        return text
+    out: list[str] = []
+    kept_from = 0
+    for a, b in spans:
+        # widen to line ends: a line-anchored rule sees its whole line
+        a = max(text.rfind("\n", 0, a) + 1 if a else 0, kept_from)
+        b = text.find("\n", b) if b < len(text) else len(text)
+        b = len(text) if b < 0 else b
+        out.append(text[kept_from:a])
+        while a < b:  # in chunks cut at line ends: the mapped pass costs Python per match
+            cut = (
+                b if b - a <= FOLD_CHUNK else text.rfind("\n", a + FOLD_CHUNK // 2, a + FOLD_CHUNK)
+            )
+            if cut < 0:  # a long line: the chunk ends at its end (a line is never cut)
+                cut = text.find("\n", a + FOLD_CHUNK, b)
+                cut = b if cut < 0 else cut
+            cut = min(cut + 1, b) if cut < b else b
+            out.append(_fold_chunk(text[a:cut]))
+            a = cut
+        kept_from = b
+    out.append(text[kept_from:])
+    return "".join(out)
+
+
+def _fold_chunk(chunk: str) -> str:
+    """``chunk`` with the secrets its folded copy reveals replaced. The plain pass over the
+    folded copy (in C) tells whether there is any: most chunks have none, and skip the mapped
+    pass (Python per match) that replaces them in the original characters."""
+    folded = fold(chunk)
+    if folded is None or _plain(folded[0]) == folded[0]:
+        return chunk
+    return _redact_folded(chunk, *folded)
+
+
+def _triggered(lowered: str, long_text: bool) -> Iterator[Rule]:
+    """The rules to run on a text whose lowercase form is ``lowered``, in order: those with a
+    trigger in the text (and, for gated rules, a need near it)."""
     present: dict[str, bool] = {}
-    long_text = len(text) > LONG_TEXT
     for rule in RULES:
         for trigger in ("",) if long_text and rule.prefixed else rule.triggers:
             hit = present.get(trigger)
             if hit is None:
                 hit = present[trigger] = trigger in lowered
             if hit and (not (trigger and rule.needs) or near(lowered, trigger, rule)):
-                work = apply_rule(rule, work)
+                yield rule
                 break
-    return work[1:]
+
+
+# -- normalisation ------------------------------------------------------------------------------
+# Secrets are matched on a folded copy of the text: compatibility forms (full-width letters and
+# colons, no-break spaces) as NFKC writes them, invisible characters (zero-width, soft hyphen,
+# bidi controls: Unicode category Cf) removed, Cyrillic letters that look like Latin ones in a
+# word that holds Latin letters read as Latin, a space between a letter of another script and
+# an ASCII letter or digit (a CJK word glued to a token), line continuations joined and the
+# backslashes that escape quotes (JSON inside a JSON string) dropped. Each folded character
+# remembers the span of the original it came from, and what the rules replace in the folded
+# copy is replaced in the original: the stored text keeps its own characters.
+
+_CONFUSABLE = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405",
+    "aeopcyxijslgABEKMHOPCTXIJS",
+)
+# What may change, found in one pass: format characters (Cf: zero-width, soft hyphen, bidi
+# controls), compatibility forms that fold to ASCII (full-width forms, no-break and other
+# spaces, ligatures, mathematical letters and digits), escapes, and non-ASCII letters touching
+# an ASCII letter or digit (glued to a token, or Cyrillic look-alikes). Other non-ASCII text
+# (…, —, é, CJK prose) is left to the plain pass: folding it could not make a secret appear.
+_ESCAPES = r"\\++(?=[\"'])|\\\r?\n[ \t]{0,64}+"
+_INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+)
+_COMPAT = "\u00a0\u2000-\u200a\u202f\u205f\u3000\ufb00-\ufb06\uff01-\uff5e\U0001d400-\U0001d7ff"
+_LOOKALIKE = (
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
+)
+_FOLDABLE = (
+    f"[{_INVISIBLE}{_COMPAT}]++|{_ESCAPES}|[^\\x00-\\x7f](?<=[A-Za-z0-9].)[^\\x00-\\x7f]{{0,63}}+"
+    f"|[{_LOOKALIKE}]{{1,16}}+(?=[A-Za-z0-9])|[^\\x00-\\x7f](?=[A-Za-z0-9])"
+)
+_fold_re: list[re.Pattern[str]] = []
+# Around each place folding changes, the rules run on the folded copy of this many characters
+# on either side (the rest of the text had the plain pass): a secret and its name fit in it.
+FOLD_WINDOW = 1024
+FOLD_CHUNK = 8192  # the most the rules see of folded text at once (cut at a line end)
+
+
+def fold(text: str) -> tuple[str, list[int], list[int]] | None:
+    """The folded copy of ``text`` (see above) and, per folded character, the start and end of
+    the original span it stands for; None when folding changes nothing. Linear: one pass."""
+    import unicodedata
+
+    if not _fold_re:
+        _fold_re.append(re.compile(_FOLDABLE))
+    if len(_fold_re) == 1:
+        _fold_re.append(re.compile(f"[{_INVISIBLE}]++"))
+        _fold_re.append(re.compile(f"[{_COMPAT}]++"))
+    pieces: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    last = 0
+    changed = False
+    for match in _fold_re[0].finditer(text):
+        at, end = match.span()
+        run = match.group()
+        if run[0] == "\\":
+            if run.endswith("\n"):  # a line continuation: one blank
+                folded_run = [(" ", at, end)]
+            else:  # escaping backslashes before a quote: gone
+                folded_run = []
+        elif _fold_re[1].fullmatch(run):  # invisible characters only: gone, no Python per char
+            folded_run = []
+        elif _fold_re[2].fullmatch(run) and len(nfkc := unicodedata.normalize("NFKC", run)) == len(
+            run
+        ):  # compatibility forms, one character each: folded as a whole
+            if at > last:
+                pieces.append(text[last:at])
+                starts.extend(range(last, at))
+                ends.extend(range(last + 1, at + 1))
+            pieces.append(nfkc)
+            starts.extend(range(at, end))
+            ends.extend(range(at + 1, end + 1))
+            last = end
+            changed = True
+            continue
+        else:
+            folded_run = _fold_run(text, at, end, unicodedata)
+            if "".join(piece for piece, _, _ in folded_run) == run:
+                continue
+        if at > last:
+            pieces.append(text[last:at])
+            starts.extend(range(last, at))
+            ends.extend(range(last + 1, at + 1))
+        for piece, s_at, s_end in folded_run:
+            pieces.append(piece)
+            starts.extend([s_at] * len(piece))
+            ends.extend([s_end] * len(piece))
+        last = end
+        changed = True
+    if not changed:
+        return None
+    pieces.append(text[last:])
+    starts.extend(range(last, len(text)))
+    ends.extend(range(last + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
+
+
+def _ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def _mixed(text: str, at: int, end: int) -> bool:
+    """Whether the non-ASCII run text[at:end] holds a Cyrillic look-alike next to Latin."""
+    run = text[at:end]
+    if run.translate(_CONFUSABLE) == run:
+        return False
+    return (at > 0 and _ascii_alnum(text[at - 1])) or (end < len(text) and _ascii_alnum(text[end]))
+
+
+def _glued(text: str, at: int, end: int) -> bool:
+    """Whether a letter of another script touches an ASCII letter or digit (a token glued to a
+    CJK word)."""
+    return (at > 0 and _ascii_alnum(text[at - 1]) and _foreign_letter(text[at])) or (
+        end < len(text) and _ascii_alnum(text[end]) and _foreign_letter(text[end - 1])
+    )
+
+
+def _foreign_letter(char: str) -> bool:
+    """A letter that does not fold to ASCII (一, 密, Ж; not ｐ or é's base)."""
+    import unicodedata
+
+    return (
+        char.isalpha() and not unicodedata.normalize("NFKC", char.translate(_CONFUSABLE)).isascii()
+    )
+
+
+def _fold_run(text: str, at: int, end: int, unicodedata: Any) -> list[tuple[str, int, int]]:
+    """The folded pieces of the non-ASCII run text[at:end], each with its original span."""
+    out: list[tuple[str, int, int]] = []
+    mixed = _mixed(text, at, end)
+    if at > 0 and _ascii_alnum(text[at - 1]) and _foreign_letter(text[at]):
+        out.append((" ", at, at))
+    for i in range(at, end):
+        char = text[i]
+        if unicodedata.category(char) == "Cf":
+            continue
+        if mixed:
+            char = char.translate(_CONFUSABLE)
+        folded = unicodedata.normalize("NFKC", char)
+        out.append((folded, i, i + 1))
+    if end < len(text) and _ascii_alnum(text[end]) and _foreign_letter(text[end - 1]):
+        out.append((" ", end, end))
+    return out
+
+
+def _redact_folded(text: str, folded: str, starts: list[int], ends: list[int]) -> str:
+    """``text`` with what the rules replace in its folded copy replaced in it."""
+    work = "\n" + folded
+    starts = [0, *starts]
+    ends = [0, *ends]
+    marks = "0" * len(work)  # "1" under a character a rule put there
+    for rule in _triggered(work.lower(), len(work) > LONG_TEXT):
+        work, starts, ends, marks = _apply_mapped(rule, work, starts, ends, marks)
+    if "1" not in marks:
+        return text
+    out: list[str] = []
+    kept_from = 0
+    for run in re.finditer("1+", marks):
+        a, b = run.span()
+        out.append(text[kept_from : starts[a]])
+        out.append(work[a:b])
+        kept_from = ends[b - 1]
+    out.append(text[kept_from:])
+    return "".join(out)
+
+
+def _apply_mapped(
+    rule: Rule, work: str, starts: list[int], ends: list[int], marks: str
+) -> tuple[str, list[int], list[int], str]:
+    """:func:`apply_rule` on a folded text, carrying each character's original span along."""
+    patterns, marker, replace = _compile(rule, len(work) > LONG_TEXT)
+    for pattern in patterns:
+        pieces: list[str] = []
+        new_starts: list[int] = []
+        new_ends: list[int] = []
+        new_marks: list[str] = []
+        last = 0
+        for match in pattern.finditer(work):
+            a, b = match.span()
+            keep = match.group(1) if pattern.groups else ""
+            if replace is not None and replace(match) == match.group():
+                continue
+            cut = a + len(keep)
+            if cut >= b:
+                continue
+            pieces.append(work[last:cut])
+            new_starts.extend(starts[last:cut])
+            new_ends.extend(ends[last:cut])
+            new_marks.append(marks[last:cut])
+            pieces.append(marker)
+            new_starts.extend([starts[cut]] * len(marker))
+            new_ends.extend([ends[b - 1]] * len(marker))
+            new_marks.append("1" * len(marker))
+            last = b
+        if pieces:
+            pieces.append(work[last:])
+            new_starts.extend(starts[last:])
+            new_ends.extend(ends[last:])
+            new_marks.append(marks[last:])
+            work, starts, ends, marks = "".join(pieces), new_starts, new_ends, "".join(new_marks)
+    return work, starts, ends, marks
 
 
 def near(lowered: str, trigger: str, rule: Rule) -> bool:

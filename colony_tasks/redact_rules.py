@@ -104,7 +104,10 @@ def _spell(word: str) -> tuple[str, str, str]:
 # a sensitive word, an optional closing quote, a separator, then the value. Values that are
 # code rather than data (booleans, None, type names, calls, references like $VAR or {{ x }})
 # are left alone. Every alternative starts with a literal, so `re` can skip ahead.
-_SEP = r"""["']?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?=)[ \t]{0,8}+"""
+_SEP = (
+    r"""["']?+\]?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?=|,(?=[ \t]{0,8}+["']))"""
+    r"""[ \t]{0,8}+(?:\([ \t]{0,8}+\r?\n[ \t]{0,32}+)?+"""
+)
 _STRONG = (
     r"(?>(?i:pass(?:w(?:or)?d|phrase)|secret|credentials?|_p(?:ass(?!\w)|wd)|-p(?:ass(?!\w)|wd)))"
 )
@@ -120,10 +123,14 @@ CODE = (
     r"|[sS](?i:tr(?:ing)?|elf|ecretstr)|[iI](?i:nt|nput|nherit)|[bB](?i:ool|ytes)"
     r"|[oO](?i:ptional|s)|[aA](?i:ny)|[eE](?i:nv)|[pP](?i:rocess)|[gG](?i:et(?:env|pass)))"
     r"(?![\w-])|[A-Za-z_][\w.]{0,64}+[(\[]"
+    # a name that ends in a sensitive word (args.password, db_password, cfg.api_token)
+    r"|[A-Za-z_][\w.]{0,64}+(?:(?<=[._]password)|(?<=[._]passwd)|(?<=[._]pwd)|(?<=[._]secret)"
+    r"|(?<=[._]token)|(?<=[._]key)|(?<=[._]PASSWORD)|(?<=[._]SECRET)|(?<=[._]TOKEN)|(?<=[._]KEY))"
+    r"(?![^\s,;)\]}])"
 )
 # Nor are values that start like a reference ($VAR, ${x}, {{ x }}, <x>, /path, ~/x).
 CODE_CHECK = "@CODE@"
-_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`])" + CODE_CHECK
+_NOT_CODE = r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`)\],;}])(?!\.\.?+/)" + CODE_CHECK
 _UNQUOTED = r"[^\s\"'`,;)}\]]"
 # A flag's value: quoted (spaces allowed, quotes replaced too) or one word.
 _VALUE = r"(?:\"[^\"\n]*+\"?+|'[^'\n]*+'?+|[^\s\"'`]++)"
@@ -146,7 +153,9 @@ _STRONG_WORDS = (  # any value, one character or more
     ("pass", r"(?>(?i:w(?:or)?d|phrase|(?<=[_-]pass)(?!\w)))"),
     ("secret", ""),
     ("credential", r"(?i:s?)"),
-    ("pwd", r"(?i:(?<=[_-]pwd))"),
+    ("pwd", r"(?i:(?<![A-Za-z]pwd))"),
+    ("pw", r"(?i:(?<=[_.-]pw)(?![A-Za-z]))"),
+    ("creds", ""),
 )
 _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digits
     ("token", ""),
@@ -162,7 +171,7 @@ _SOFT_WORDS = (  # weaker words: the value needs 8 characters and not only digit
 # the sensitive word plus the word itself: a suffix of the word (w(or)d, phrase: 6), a name
 # part ([A-Za-z0-9]{0,16}), up to three more ([_-][A-Za-z0-9]{1,16}: 51), a quote, eight
 # blanks, then "=", ":" or "?=" (the "=" second: 1) — 83, kept at 90.
-_SEPARATORS = ("=", ":")
+_SEPARATORS = ("=", ":", ",")
 _ASSIGNMENT_HEAD = 90
 _ASSIGNMENTS = tuple(
     Rule(
@@ -171,6 +180,9 @@ _ASSIGNMENTS = tuple(
         (word,),
         r"(?P<keep>"
         + WORD
+        # not a segment of an ARN (arn:aws:secretsmanager:…:123456789012:secret:name); after
+        # the word, so the pattern still starts with a literal `re` can jump between
+        + f"(?<!aws:{WORD})(?<!-cn:{WORD})(?<!gov:{WORD})(?<![0-9]:{WORD})"
         + rest
         + r"[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
         + _SEP
@@ -209,6 +221,124 @@ _ASSIGNMENTS = tuple(
         within=_ASSIGNMENT_HEAD + len(word),
     )
     for word, rest in _SOFT_WORDS
+)
+
+# Tools whose password flag is a short one: sqlcmd/bcp/zip -P, 7z -p<pw>, ldap* -w,
+# smbclient -U user%pw, htpasswd -b file user pw. One rule per tool, each starting with the
+# tool's name (a literal `re` jumps between); the scan to the flag is bounded.
+_TOOL_VALUE = r"(?![\s-])(?![\"']?+\$)(?!\[REDACTED)" + _VALUE
+_TOOL_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("sqlcmd", ("sqlcmd",), r"(?P<keep>sqlcmd[^\n|;&]{0,96}? -P[ \t]{1,8}+)"),
+    ("bcp", ("bcp ",), r"(?P<keep>bcp [^\n|;&]{0,96}? -P[ \t]{1,8}+)"),
+    ("zip", ("zip",), r"(?P<keep>zip[^\n|;&]{0,96}? -P[ \t]{1,8}+)"),
+    ("7z", ("7z",), r"(?P<keep>7z[ar]?+[^\n|;&]{0,96}? -p)"),
+    ("ldap", ("ldap",), r"(?P<keep>ldap[a-z]{2,8}+[^\n|;&]{0,96}? -w[ \t]{1,8}+)"),
+    (
+        "smbclient",
+        ("smbclient",),
+        r"(?P<keep>smbclient[^\n|;&]{0,96}? (?:-U|--user)(?:=|[ \t]{1,8}+)[\"']?+[^\s%\"']{1,128}+%)",
+    ),
+    (
+        "htpasswd",
+        ("htpasswd",),
+        r"(?P<keep>htpasswd[ \t]{1,8}+-(?=[a-zA-Z]{0,5}b)[a-zA-Z]{1,6}+(?:[ \t]{1,8}+-[a-zA-Z]{1,6}+){0,3}+"
+        r"[ \t]{1,8}+[^\s-][^\s]{0,255}+[ \t]{1,8}+[^\s]{1,128}+[ \t]{1,8}+)",
+    ),
+)
+
+# Provider token formats with a literal prefix, measured against gitleaks' provider list
+# (tests/test_redaction_providers.py); each pattern written here from the documented shape.
+# A token is followed by no further character of its alphabet.
+_PROVIDERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("1password-token", ("ops_eyj",), r"ops_eyJ[A-Za-z0-9+/]{100,}+={0,3}+"),
+    (
+        "1password-secret-key",
+        ("a3-",),
+        r"A3-(?<![A-Za-z0-9+/]A3-)[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
+    ("adobe-secret", ("p8e-",), r"p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    ("age-secret-key", ("age-secret-key-1",), r"AGE-SECRET-KEY-1[02-9ac-hj-np-zAC-HJ-NP-Z]{58}"),
+    ("artifactory-key", ("akcp",), r"AKCp(?<![A-Za-z0-9+/]AKCp)[A-Za-z0-9]{69}(?![A-Za-z0-9])"),
+    (
+        "artifactory-reference",
+        ("cmvmd",),
+        r"cmVmd(?<![A-Za-z0-9+/]cmVmd)[A-Za-z0-9]{59}(?![A-Za-z0-9])",
+    ),
+    ("atlassian-token", ("atatt3",), r"ATATT3(?<![A-Za-z0-9+/]ATATT3)[A-Za-z0-9_=-]{100,}+"),
+    ("clickhouse-secret", ("4b1d",), r"4b1d(?<![A-Za-z0-9]4b1d)[A-Za-z0-9]{38}(?![A-Za-z0-9])"),
+    ("clojars-token", ("clojars_",), r"CLOJARS_(?<![A-Za-z0-9]CLOJARS_)[A-Za-z0-9]{60}"),
+    ("cloudflare-origin-ca", ("v1.0-",), r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    ("databricks-token", ("dapi",), r"dapi[a-f0-9]{32}(?:-[0-9])?+(?![A-Za-z0-9])"),
+    ("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"do[opr]_v1_[a-f0-9]{64}"),
+    ("doppler-token", ("dp.",), r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_-]{40,}+"),
+    ("duffel-token", ("duffel_",), r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+    ("dynatrace-token", ("dt0c01.",), r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    ("easypost-token", ("ezak", "eztk"), r"EZ[AT]K(?<![A-Za-z0-9+/]EZ[AT]K)[A-Za-z0-9]{54}"),
+    (
+        "facebook-token",
+        ("eaam", "eaac", "eaaa"),
+        r"EAA[ACM](?<![A-Za-z0-9+/]EAA[ACM])[A-Za-z0-9_-]{30,}+",
+    ),
+    (
+        "flutterwave-key",
+        ("flwseck", "flwpubk"),
+        r"FLW(?:SECK|PUBK)(?:_TEST)?+-[A-Za-z0-9]{12,}+(?:-X)?+",
+    ),
+    (
+        "flyio-token",
+        ("fo1_", "fm1", "fm2_"),
+        r"f(?:o1_[A-Za-z0-9_-]{43}|m(?:1[ar]|2)_[A-Za-z0-9+/]{100,}+={0,3}+)",
+    ),
+    ("frameio-token", ("fio-u-",), r"fio-u-[A-Za-z0-9_=-]{64}"),
+    ("gitlab-session", ("_gitlab_session=",), r"(?P<keep>_gitlab_session=)[0-9a-z]{32}"),
+    (
+        "grafana-token",
+        ("glc_", "glsa_", "eyjrijoi"),
+        r"(?:glc_[A-Za-z0-9+/]{32,}+={0,3}+|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|eyJrIjoi[A-Za-z0-9]{70,}+={0,3}+)",
+    ),
+    (
+        "harness-token",
+        ("pat.", "sat."),
+        r"[ps]at\.(?<![A-Za-z0-9][ps]at\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}",
+    ),
+    ("terraform-token", (".atlasv1.",), r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}+"),
+    ("heroku-token", ("hrku-",), r"HRKU-(?<![A-Za-z0-9+/]HRKU-)[A-Za-z0-9_-]{30,}+"),
+    ("infracost-token", ("ico-",), r"ico-(?<![A-Za-z0-9]ico-)[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    ("intra42-secret", ("s-s4t2",), r"s-s4t2(?:ud|af)-[a-f0-9]{64}"),
+    ("linear-token", ("lin_api_", "lin_oauth_"), r"lin_(?:api|oauth)_[A-Za-z0-9]{40,}+"),
+    ("maxmind-key", ("_mmk",), r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9])"),
+    ("newrelic-key", ("nrak-", "nrii-", "nrjs-", "nraa-"), r"NR(?:AK|II|JS|AA)-[A-Za-z0-9-]{19,}+"),
+    ("notion-token", ("ntn_",), r"ntn_[0-9]{11}[A-Za-z0-9]{32,}+"),
+    ("octopus-key", ("api-",), r"API-(?<![A-Za-z0-9-]API-)[A-Z0-9]{26}(?![A-Za-z0-9])"),
+    ("openshift-token", ("sha256~",), r"sha256~[A-Za-z0-9_-]{43}"),
+    ("planetscale-token", ("pscale_",), r"pscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}+"),
+    ("postman-key", ("pmak-",), r"PMAK-(?<![A-Za-z0-9+/]PMAK-)[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    ("prefect-key", ("pnu_",), r"pnu_[A-Za-z0-9]{36}"),
+    ("pulumi-token", ("pul-",), r"pul-(?<![A-Za-z0-9]pul-)[a-f0-9]{40}"),
+    ("readme-key", ("rdme_",), r"rdme_[a-z0-9]{70}"),
+    ("rubygems-key", ("rubygems_",), r"rubygems_[a-f0-9]{48}"),
+    ("scalingo-token", ("tk-us-",), r"tk-us-[A-Za-z0-9_-]{48}"),
+    ("sentry-token", ("sntryu_", "sntrys_"), r"sntry[us]_[A-Za-z0-9+/=_]{60,}+"),
+    ("settlemint-token", ("sm_aat_", "sm_pat_", "sm_sat_"), r"sm_[aps]at_[A-Za-z0-9]{16}"),
+    ("shippo-token", ("shippo_",), r"shippo_(?:live|test)_[a-fA-F0-9]{40}"),
+    ("sourcegraph-token", ("sgp_",), r"sgp_(?:[a-fA-F0-9]{16}_|local_)?+[a-fA-F0-9]{40}"),
+    ("typeform-token", ("tfp_",), r"tfp_[A-Za-z0-9_.=-]{40,}+"),
+    ("vault-token", ("hvs.", "hvb.", "hvr."), r"hv[sbr]\.[A-Za-z0-9_-]{90,}+"),
+    (
+        "yandex-key",
+        ("aqvn", "t1."),
+        r"(?:AQVN(?<![A-Za-z0-9+/]AQVN)[A-Za-z0-9_-]{35,38}+|t1\.[A-Za-z0-9_-]{20,200}+={0,2}+\.[A-Za-z0-9_-]{86})",
+    ),
+    ("alibaba-key", ("ltai",), r"LTAI(?<![A-Za-z0-9+/]LTAI)[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+    ("mapbox-secret", ("sk.eyj",), r"sk\.eyJ[A-Za-z0-9_-]{20,}+\.[A-Za-z0-9_-]{20,}+"),
+    ("mailgun-pubkey", ("pubkey-",), r"pubkey-[a-f0-9]{32}"),
+    (
+        "authress-key",
+        (".acc_", ".acc-"),
+        r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}+\.[A-Za-z0-9]{4,6}+\.acc[_-][A-Za-z0-9-]{10,32}+\.[A-Za-z0-9+/_=-]{30,120}+",
+    ),
+    ("square-secret", ("sq0csp-", "sq0idp-"), r"sq0(?:csp|idp)-[A-Za-z0-9_-]{22,}+"),
+    ("anthropic-admin-key", ("sk-ant-admin",), r"sk-ant-admin[0-9]{2}-[A-Za-z0-9_-]{20,}+"),
 )
 
 RULES: tuple[Rule, ...] = (
@@ -290,8 +420,20 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "gitlab-token",
         "gitlab-token",
-        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glft-", "glsoat-"),
-        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|soat)-[A-Za-z0-9_.-]{20,}+",
+        (
+            "glpat-",
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glcbt-",
+            "gloas-",
+            "glft-",
+            "glsoat-",
+            "glffct-",
+            "glimt-",
+            "glagent-",
+        ),
+        r"gl(?:pat|dt|rt|ptt|cbt|oas|ft|soat|ffct|imt|agent)-[A-Za-z0-9_.-]{20,}+",
     ),
     Rule("gitlab-runner", "gitlab-token", ("gr1348941",), r"GR1348941[A-Za-z0-9_-]{20,}+"),
     Rule("npm-token", "npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36,}+"),
@@ -338,14 +480,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "stripe-key",
         "stripe-key",
-        ("sk_live_", "sk_test_"),
-        r"sk_(?:live|test)_[A-Za-z0-9]{16,}+",
+        ("sk_live_", "sk_test_", "sk_prod_"),
+        r"sk_(?:live|test|prod)_[A-Za-z0-9]{16,}+",
     ),
     Rule(
         "stripe-restricted-key",
         "stripe-key",
-        ("rk_live_", "rk_test_"),
-        r"rk_(?:live|test)_[A-Za-z0-9]{16,}+",
+        ("rk_live_", "rk_test_", "rk_prod_"),
+        r"rk_(?:live|test|prod)_[A-Za-z0-9]{16,}+",
     ),
     Rule(
         "stripe-webhook-secret", "stripe-webhook-secret", ("whsec_",), r"whsec_[A-Za-z0-9+/=]{20,}+"
@@ -372,6 +514,16 @@ RULES: tuple[Rule, ...] = (
         "brevo-key",
         ("xkeysib-", "xsmtpsib-"),
         r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+    ),
+    *(
+        Rule(name, name.rsplit("-", 1)[0] + "-token", triggers, pattern)
+        for name, triggers, pattern in _PROVIDERS
+    ),
+    Rule(
+        "sidekiq-credentials",
+        "password",
+        ("contribsys__com",),
+        r"(?P<keep>CONTRIBSYS__COM[ \t]{0,8}+[=:][ \t]{0,8}+[\"']?+)(?!\[REDACTED)[^\s\"']++",
     ),
     # -- tokens in general ----------------------------------------------------------------------
     Rule(
@@ -412,8 +564,11 @@ RULES: tuple[Rule, ...] = (
         "password",
         ("://",),
         # scheme://user:password@host and scheme://:password@host; the password may hold '@'
-        # (the last '@' before the host ends it). The scans exclude '/', part of the anchor.
-        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:[^\s/@]*+@)++",
+        # (the last '@' before the host ends it). The unbounded scans exclude '/', part of the
+        # anchor; a password holding '/' is read by a bounded scan, unless what follows the
+        # user is a port (host:8080/path@x is not a password).
+        r"(?P<keep>://[^\s/:@]{0,128}+:)(?:(?:[^\s/@]*+@)++"
+        r"|(?![0-9]{1,5}+/)[^\s@]{1,128}+@(?:[^\s/@]*+@)*+)",
         "@",
     ),
     Rule(
@@ -477,6 +632,137 @@ RULES: tuple[Rule, ...] = (
         "password",
         ("redis-cli",),
         r"(?P<keep>redis-cli[^\n|;&]{0,32}? -a[ \t]{1,8}+)(?![\s-])(?!\[REDACTED)" + _VALUE,
+    ),
+    # -- password flags of common tools and credential pipes: one family ------------------------
+    # A single-dash flag that takes a password (openssl -passin pass:…, keytool -storepass …,
+    # -keypass, -srcstorepass); `env:`/`file:` sources and `-storepass:env` name no password.
+    Rule(
+        "cli-dash-pass",
+        "password",
+        ("-pass", "storepass", "keypass"),
+        r"(?P<keep>-(?<![\w-]-)(?:pass(?:in|out)?[ \t]{1,8}+[\"']?+pass:"
+        r"|(?:src|dest|new)?(?:store|key)pass[ \t]{1,8}+|password[ \t]{1,8}+))"
+        r"(?!-)(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
+    ),
+    # Tools whose password flag is a short one: sqlcmd/bcp/zip -P, 7z -p<pw>, ldap* -w,
+    # smbclient -U user%pw, htpasswd -b file user pw. The scan to the flag is bounded.
+    *(
+        Rule(f"cli-{name}-password", "password", triggers, head + _TOOL_VALUE)
+        for name, triggers, head in _TOOL_FLAGS
+    ),
+    # Secret stores written from the command line: gh secret set --body, aws ssm put-parameter
+    # --value, az keyvault secret set --value, aws secretsmanager create-secret --secret-string.
+    Rule(
+        "cli-secret-store",
+        "secret",
+        ("put-parameter", "secret set", "secrets set", "create-secret", "put-secret-value"),
+        r"(?P<keep>(?:put-parameter|secrets? set|create-secret|put-secret-value)[^\n|;&]{0,160}?"
+        r" (?:--value|--body|-b|--secret-string)(?:=|[ \t]{1,8}+))"
+        r"(?!-)(?![\"']?+\$)(?!\[REDACTED)" + _VALUE,
+    ),
+    # A password piped into a tool that reads it from stdin: echo pw | sudo -S, … | docker
+    # login --password-stdin, … | base64, … | gcloud secrets … --data-file=-, … | chpasswd.
+    Rule(
+        "cli-stdin-pipe",
+        "password",
+        ("stdin", "sudo -", "base64", "data-file", "chpasswd"),
+        r"(?P<keep>(?:echo|printf)[ \t]{1,8}+(?:-[neE]{1,3}+[ \t]{1,8}+)?+"
+        r"(?:['\"]%s[^'\"\n]{0,8}+['\"][ \t]{1,8}+)?+)(?![\"']?+\$)(?!\[REDACTED)"
+        r"(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"'|;&$]{1,256}+)"
+        r"(?=[ \t]{0,8}+\|[ \t]{0,8}+(?:sudo[ \t]{1,8}+-[a-zA-Z]{0,4}+(?<=S)|chpasswd"
+        r"|[^\n|;&]{0,96}?(?:--password-stdin|--pass-stdin|--data-file[= ]-|base64(?![ \t]{1,8}+-d)|--stdin)))",
+    ),
+    # Flags whose value is user:password (skopeo --creds, curl --proxy-user, wget --http-user…).
+    Rule(
+        "cli-creds-flag",
+        "password",
+        ("creds", "proxy-user"),
+        r"(?P<keep>--(?:src-|dest-)?(?:creds|proxy-user)(?:[ \t]{1,8}+|=)[\"']?+[^\s:\"'@]{1,128}+:)"
+        r"(?![0-9]{1,16}+(?![^\s\"']))(?!\[REDACTED)[^\s\"'`]++",
+    ),
+    # -- assignments in formats without "=" or ":" ---------------------------------------------
+    # SQL: PASSWORD '…', IDENTIFIED BY '…' (or an unquoted word after IDENTIFIED BY).
+    Rule(
+        "sql-password",
+        "password",
+        ("password '", 'password "', "identified by"),
+        r"(?P<keep>(?i:password|identified[ \t]{1,8}+by)[ \t]{1,8}+)(?!\[REDACTED)"
+        r"(?:'[^'\n]{1,256}+'|\"[^\"\n]{1,256}+\"|(?<=[bB][yY] )[^\s;'\"]{1,256}+)",
+    ),
+    # .netrc: machine h login u password p (one line or several).
+    Rule(
+        "netrc-password",
+        "password",
+        ("login",),
+        r"(?P<keep>login[ \t]{1,8}+[^\s]{1,128}+\s{1,16}+password[ \t]{1,8}+)(?!\[REDACTED)[^\s]++",
+        # "password" starts at most 6 + 8 + 128 + 16 characters after "login"
+        needs=("password",),
+        within=160,
+    ),
+    # .pgpass: host:port:database:user:password (PostgreSQL's ports, or *).
+    Rule(
+        "pgpass-line",
+        "password",
+        (":5432:", ":5433:", ":6432:", ":*:"),
+        r"(?P<keep>:(?<=[\w*]:)(?:5432|5433|6432|\*):[^\s:]{1,63}+:[^\s:]{1,63}+:)"
+        r"(?!\[REDACTED)[^\s]++",
+    ),
+    # XML: <password>…</password>, <db.password>, <add key="…Password" value="…"/>.
+    Rule(
+        "xml-password",
+        "password",
+        ("password>", "passwd>", "secret>", "token>", "pass>"),
+        r"(?P<keep><[\w.:-]{0,40}+(?:(?<=[Pp]assword)|(?<=PASSWORD)|(?<=[Pp]asswd)|(?<=[Ss]ecret)|(?<=SECRET)"
+        r"|(?<=[Tt]oken)|(?<=TOKEN)|(?<=[Pp]ass)|(?<=PASS))>)(?![$%]\{)(?!\[REDACTED)[^<\n]{1,512}+(?=</)",
+    ),
+    Rule(
+        "xml-key-value",
+        "password",
+        ("value=",),
+        r"(?P<keep>key=[\"'][\w.:-]{0,64}+(?:(?<=[Pp]assword)|(?<=PASSWORD)|(?<=[Ss]ecret)|(?<=SECRET)|(?<=[Tt]oken)|(?<=TOKEN))"
+        r"[\"'][ \t]{1,8}+value=[\"'])(?![$%]\{)(?!\[REDACTED)[^\"'\n]++",
+    ),
+    # Dockerfile ENV NAME value, csh setenv NAME value, Windows setx NAME value.
+    Rule(
+        "env-keyword",
+        "secret",
+        ("env ", "setenv", "setx"),
+        r"(?P<keep>(?:ENV|setenv|setx)[ \t]{1,8}+[\w.-]{0,64}+"
+        r"(?i:(?<=pass)|(?<=passwd)|(?<=password)|(?<=pwd)|(?<=_pw)|(?<=secret)|(?<=token)"
+        r"|(?<=key)|(?<=creds)|(?<=credentials))[ \t]{1,8}+)"
+        r"(?![\"']?+[$%])(?!\[REDACTED)(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"']++)",
+    ),
+    # Setter calls with a literal: ds.setPassword("…"), user.set_secret('…').
+    Rule(
+        "setter-call",
+        "secret",
+        (".set",),
+        r"(?P<keep>\.set_?+(?i:pass(?:word|wd|phrase)?|secret|token|api_?key|credentials?|creds)"
+        r"[ \t]{0,8}+\([ \t]{0,8}+[\"'])(?!\[REDACTED)[^\"'\n]++",
+    ),
+    # Tuple auth: auth=('user', 'password'), auth = ("user", "password").
+    Rule(
+        "tuple-auth",
+        "password",
+        ("auth",),
+        r"(?P<keep>auth[ \t]{0,8}+=[ \t]{0,8}+\([ \t]{0,8}+(?:'[^'\n]{0,128}+'|\"[^\"\n]{0,128}+\")"
+        r"[ \t]{0,8}+,[ \t]{0,8}+['\"])(?!\[REDACTED)[^'\"\n]++",
+        # "(" starts at most 4 + 8 + 1 + 8 characters after "auth"
+        needs=("(",),
+        within=24,
+    ),
+    # YAML block scalars under a sensitive key: `password: |` then indented lines.
+    Rule(
+        "yaml-block",
+        "secret",
+        ("pass", "pwd", "secret", "credential", "token"),
+        r"(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{0,8}+[|>])[\w.-]{0,20}?"
+        r"(?>(?i:pass(?:w(?:or)?d|phrase)?|secret|credentials?|pwd|token))"
+        r"[\w-]{0,40}+:[ \t]{0,8}+[|>][+-]?+[0-9]?+[ \t]{0,8}+)"
+        r"(?:\r?\n[ \t]{1,64}+(?![\w.-]{1,80}+:(?![^ \t\n]))[^\n]++)++",
+        # the block indicator comes at most 20 + 12 + 40 + 1 + 8 characters after the word
+        needs=("|", ">"),
+        within=96,
     ),
     # -- assignments: NAME=value, "name": "value", name: value ----------------------------------
     Rule(

@@ -112,6 +112,11 @@ def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:
     return task
 
 
+# Agents' session ids are UUIDs or short names; a longer one is a payload error or an attack
+# (a 1 MB id was stored and copied into every row the session wrote).
+MAX_SESSION_ID = 256
+
+
 def register(
     store: Store,
     session_id: str,
@@ -125,6 +130,11 @@ def register(
     session_id = (session_id or "").strip()
     if not session_id:
         raise InvalidInput("A session needs a non-empty session id.")
+    if len(session_id) > MAX_SESSION_ID or not session_id.isprintable():
+        raise InvalidInput(
+            f"A session id is at most {MAX_SESSION_ID} printable characters"
+            f" (this one is {len(session_id)} characters)."
+        )
     kind = agent_kind(agent)
     lane = lane_for(store, cwd)
     with store.transaction():
@@ -231,14 +241,32 @@ def check_owner(session: Session, agent_pid: int | None) -> None:
         )
 
 
+HUMAN_PREFIX = "human:"
+
+
+def check_agent_event(session_id: str | None, agent: str, existing: Session | None) -> None:
+    """An agent's hook event may not create, adopt or act as a human session: human identities
+    are a namespace (``human:<name>``) only the CLI and the viewer register. A hook payload
+    naming one is refused (:class:`NotAllowed`; hooks log it and carry on)."""
+    named = (session_id or "").strip().lower().startswith(HUMAN_PREFIX)
+    if (
+        named
+        or agent == AgentKind.HUMAN
+        or (existing is not None and existing.agent == AgentKind.HUMAN)
+    ):
+        raise NotAllowed(
+            f"Session id {session_id!r} is a human identity; an agent's hook may not use it."
+        )
+
+
 def end_session(store: Store, session: Session | str) -> dict[str, Any]:
     """Mark the session ended, release its claims, and mark its undelivered items."""
     session = session_of(store, session)
     with store.transaction():
         store.end_session(session.id)
-        released = store.release_claims(session.id)
+        released = store.release_all_claims(session.id)
         undeliverable = store.mark_undeliverable(session.id)
-    return {"released": len(released), "undeliverable": undeliverable}
+    return {"released": released, "undeliverable": undeliverable}
 
 
 def session_of(store: Store, ref: Session | str) -> Session:

@@ -72,6 +72,13 @@ def named_paths(command: str, cwd: str) -> list[str]:
     base = cwd
     found: dict[str, None] = {}
     words = _tokens(command)
+    # A word that holds a secret (a URL with a password, pass:…, a token) names no file we
+    # watch, and must not be written to a note: words redaction changes are left out.
+    from .redact import redact
+
+    clean = redact(command)
+    if clean != command:
+        words = [word for word in words if word in clean]
     at_start = True
     i = 0
     while i < len(words) and len(found) < MAX_NAMED:
@@ -105,13 +112,20 @@ def _add(found: dict[str, None], word: str, base: str) -> None:
         return
     word = os.path.expanduser(word)
     full = os.path.normpath(os.path.join(base, word))
-    if any(c in word for c in "*?[") and "**" not in word:
-        # Imported here, not at the top: glob (with fnmatch) would cost every hook process
-        # ~1 ms, and only a command with a wildcard needs it.
+    if any(c in word for c in "*?["):
+        # Expanded in its one folder only: a wildcard above the last part (ls /*/*/*/*) would
+        # walk level by level, so such a word names nothing. At most MAX_NAMED matches are
+        # read. Imported here, not at the top: glob (with fnmatch) would cost every hook
+        # process ~1 ms, and only a command with a wildcard needs it.
         import glob
+        import itertools
 
+        folder = os.path.dirname(full)
+        if glob.has_magic(folder) or "**" in word:
+            return
+        room = MAX_NAMED - len(found)
         try:
-            matches = glob.glob(full)[:MAX_NAMED]
+            matches = list(itertools.islice(glob.iglob(full), max(room, 0)))
         except (OSError, ValueError, RecursionError):
             return
         found.update(dict.fromkeys(matches))

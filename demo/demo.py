@@ -194,8 +194,12 @@ async def mcp_tools(home: str):
 
 
 def cli(home: str, *args: str, cwd: str | None = None) -> str:
+    # The demo plays the agents (their hooks and MCP server are its children) and the human.
+    # A CLI inside an agent's process tree acts as that agent, so the human's commands start
+    # outside it, as from a terminal of their own: a subshell starts the CLI in the background
+    # and exits, leaving it to init; its output still comes back through the pipe.
     result = subprocess.run(
-        [EXE, *args],
+        ["sh", "-c", '("$@" &)', "sh", EXE, *args],
         capture_output=True,
         text=True,
         env={**os.environ, "COLONY_TASKS_HOME": home},

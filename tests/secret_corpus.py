@@ -370,3 +370,73 @@ CORPUS += [
     ("multi-line-private-14", "a <private>\nline one\nmulti-line-private-14\n</private> b"),
     ("unclosed-attr-15", "a <private note='x'>\nunclosed-attr-15\nand more"),
 ]
+
+# -- issue 23: families that leaked to an outside test (new examples, not the held-out set) ----
+P23 = ["Gr33n-Lant3rn!", "m0untain:Dew7", "Y3ll0w_Subm4rine", "qAz2#wSx3$eDc", "Ch4ngeMeN0w.9"]
+T23 = "Rk2" + "Xb9Vm4Lq7Tz1Wp8Hs5Jd3Nf6Gc0"
+
+CORPUS_23: dict[str, list[tuple[str, str]]] = {
+    "assign": [
+        (P23[0], f'define("AUTH_PASSWORD", "{P23[0]}");'),
+        (P23[1], f"os.environ['REDIS_PASSWORD'] = '{P23[1]}'"),
+        (P23[2], f'conf["smtp"]["password"] = "{P23[2]}"'),
+        (P23[3], f'props.put("mail.smtp.password", "{P23[3]}");'),
+        (P23[4], f'dataSource.setPassword("{P23[4]}");'),
+        (P23[0], f"requests.post(url, auth=('bot', '{P23[0]}'))"),
+        (P23[1], f"CREATE LOGIN svc WITH PASSWORD = '{P23[1]}';"),
+        (P23[2], f"CREATE USER 'ro'@'%' IDENTIFIED BY '{P23[2]}';"),
+        (P23[3], f"Server=db1;Database=crm;UID=crm;PWD={P23[3]};"),
+        (P23[4], f"machine git.example.org login ci-bot password {P23[4]}"),
+        (P23[0], f"pg-replica:5432:*:replicator:{P23[0]}"),
+        (P23[1], f"<properties><db.password>{P23[1]}</db.password></properties>"),
+        (P23[2], f"ENV MINIO_SECRET_KEY {P23[2]}"),
+        (P23[3], f"setenv DB_PASS {P23[3]}"),
+        (T23, f"setx API_TOKEN {T23}"),
+        (P23[0], f"KAFKA_SASL_PW={P23[0]}"),
+        (T23, f"DOCKERHUB_CREDS={T23}"),
+        (P23[1], f"settings.DATABASES['default']['PASSWORD'] = '{P23[1]}'"),
+    ],
+    "cli": [
+        (P23[2], f"openssl enc -aes-256-cbc -in a -out b -pass pass:{P23[2]}"),
+        (P23[3], f"keytool -importkeystore -srcstorepass {P23[3]} -deststorepass x1y2z3w4"),
+        (P23[4], f"7za x -p{P23[4]} dump.7z"),
+        (P23[0], f"zip -e -P '{P23[0]}' keys.zip id_rsa"),
+        (P23[1], f"smbclient -L //nas -U admin%{P23[1]}"),
+        (P23[2], f"ldapmodify -H ldaps://ds -D cn=root -w '{P23[2]}' -f change.ldif"),
+        (P23[3], f"bcp dbo.t out t.dat -S db -U sa -P {P23[3]} -c"),
+        (P23[4], f'echo "{P23[4]}" | sudo -kS apt-get update'),
+        (T23, f"echo {T23} | oras login reg.example -u x --password-stdin"),
+        (P23[0], f"skopeo login --creds admin:{P23[0]} quay.example"),
+        (P23[1], f"curl -x proxy:8080 --proxy-user 'me:{P23[1]}' https://x.example"),
+        (P23[2], f"htpasswd -bc users.htpasswd alice {P23[2]}"),
+        (T23, f"gh secret set DEPLOY_KEY --body={T23}"),
+        (P23[3], f"aws ssm put-parameter --name db --value {P23[3]} --overwrite"),
+        (P23[4], f"printf '%s\\n' '{P23[4]}' | docker login -u me --password-stdin"),
+    ],
+    "unicode": [
+        (P23[0], f"ＤＢ＿ＰＡＳＳＷＯＲＤ＝{P23[0]}"),
+        (P23[1], f"раssword: {P23[1]}"),  # Cyrillic р and а
+        (P23[2], f"token\u00a0=\u00a0'{P23[2]}'"),
+        ("sk-proj-" + T23 + T23, f"鍵はsk-proj-{T23}{T23}です"),
+        (T23[8:], f"GITHUB_TOKEN=ghp_{T23[:8]}\u200c{T23[8:]}xxxxxxxx"),
+        (P23[3], f"secret\uff1a {P23[3]}"),
+        (P23[4], f"pass\u00adword={P23[4]}"),
+    ],
+    "multiline": [
+        (P23[0], f"auth:\n  password: |-\n    {P23[0]}\n  user: x\n"),
+        (P23[1], f"psql \\\n  -h db \\\n  'postgresql://app:{P23[1]}@db/app'"),
+        (T23, f"tee token.env <<EOF\nSLACK_TOKEN={T23}\nEOF"),
+        (P23[2], f"client = Client(\n    password=(\n        '{P23[2]}'\n    )\n)"),
+    ],
+    "encoded": [
+        (P23[3], '{"inner": "{\\"password\\": \\"' + P23[3] + '\\"}"}'),
+        (T23, '"payload": "{\\\\\\"api_key\\\\\\": \\\\\\"' + T23 + '\\\\\\"}"'),
+        (P23[4], f"echo -n 'svc:{P23[4]}' | base64 -w0"),
+    ],
+    "url": [
+        (P23[0], f"mongodb+srv://root:{P23[0]}/x@cluster0.example.net/db"),
+        # (a password of digits then '/' reads as host:port/path and is left: see nonsecrets)
+        ("x9/" + P23[1], f"ftp://ops:x9/{P23[1]}@ftp.example/pub"),
+    ],
+}
+CORPUS += [pair for pairs in CORPUS_23.values() for pair in pairs]

@@ -225,3 +225,13 @@ def test_a_claim_note_is_held_to_the_message_limit(store: Store, repo: Path):
         actions.claim(store, "a", ["src/x.py"], note="n" * (limit + 1))
     assert store.list_claims() == []
     assert actions.claim(store, "a", ["src/x.py"], note="n" * limit).granted
+
+
+@pytest.mark.parametrize(
+    "bad", ["src/evil\u202egnp.py", "src/a\u200bb.py", "src/\x1b[31mred.py", "src/\u2066x\u2069.py"]
+)
+def test_a_path_that_displays_as_another_is_refused(store: Store, repo: Path, bad: str):
+    lane = join(store, "a", "claude", repo).lane
+    with pytest.raises(InvalidInput, match="bidirectional"):
+        claims.normalize(bad, lane=lane)
+    assert claims.normalize("src/café-ünï.py", lane=lane) == "src/café-ünï.py"

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from colony_tasks import __version__, actions
+from colony_tasks import claims as claims_mod
 from colony_tasks.cli import cli
 from colony_tasks.store import open_default
 from tests.helpers import join
@@ -139,3 +140,14 @@ def test_a_command_loads_its_own_module_only(home: Path):
     assert "colony_tasks.cli.core_cmds" in loaded
     for other in ("install_cmds", "doctor_cmd", "viewer_cmd", "chain_cmds", "search_cmds"):
         assert f"colony_tasks.cli.{other}" not in loaded
+
+
+def test_the_claims_listing_says_when_it_shows_part_of_them(run, lane):
+    from tests.test_claims_scale import fill
+
+    store = open_default()
+    fill(store, "sess-b", claims_mod.LIST_LIMIT + 500)
+    store.close()
+    out = run("claims").output
+    assert f"Showing {claims_mod.LIST_LIMIT:,} of {claims_mod.LIST_LIMIT + 501:,} claims" in out
+    assert "Showing" not in run("sessions").output

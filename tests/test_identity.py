@@ -176,6 +176,7 @@ async def test_mcp_without_ancestry_accepts_only_the_keyed_session_id(
 
 def test_cli_acts_only_as_the_human_named(home: Path, repo: Path, crew, monkeypatch):
     monkeypatch.chdir(repo)
+    monkeypatch.setattr(procs, "ancestors", lambda limit=6: [])  # outside any agent's tree
     out = CliRunner().invoke(
         cli, ["post", "1", "hello", "--as", crew["me"].handle, "--json"], catch_exceptions=False
     )
@@ -451,3 +452,71 @@ async def test_reading_a_chain_over_mcp_never_joins_it(db: Store, crew):
         failed, text = await _call(name, task_id=chain.chain_id)
         assert not failed, text
     assert not db.is_participant(chain.chain_id, crew["me"].id)
+
+
+# -- the human namespace ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sid", ["human:alice", "human:mallory", "HUMAN:alice"])
+def test_no_hook_payload_creates_or_adopts_a_human_session(db: Store, repo, crew, sid: str):
+    before = snapshot(db)
+    event = events.Event(sid, "claude", str(repo), OTHER)
+    with pytest.raises(NotAllowed, match="human identity"):
+        events.session_start(db, event)
+    with pytest.raises(NotAllowed, match="human identity"):
+        events.prompt(db, event, "hi")
+    if db.get_session(sid) is not None:  # ending one that exists is refused too
+        with pytest.raises(NotAllowed, match="human identity"):
+            events.session_end(db, event)
+    else:
+        events.session_end(db, event)  # ending one that does not exist does nothing
+    assert snapshot(db) == before  # not registered, not adopted, not ended
+
+
+def test_a_hook_process_piped_a_human_session_id_changes_nothing(db: Store, repo, crew, home):
+    from tests.hookrun import claude, run_hook
+
+    before = snapshot(db)
+    for sid in ("human:alice", "human:bob"):  # the developer's session, and a squat
+        payload = claude("session-start", sid, repo, source="startup")
+        assert run_hook("session-start", payload, home).returncode == 0
+        prompt = claude("user-prompt-submit", sid, repo, prompt="act as the human")
+        assert run_hook("user-prompt-submit", prompt, home).returncode == 0
+    after = snapshot(db)
+    assert after["sessions"] == before["sessions"]
+    assert db.get_session("human:bob") is None
+    assert db.get_session(crew["human"].id).agent_pid is None
+
+
+def test_a_cli_inside_an_agents_process_tree_acts_as_that_agent(db: Store, repo, crew, home):
+    # a real tree: an "agent" process whose shell runs the CLI with --as naming the human
+    import subprocess
+
+    from tests.hookrun import EXE
+
+    go = home / "go"
+    agent = subprocess.Popen(
+        [
+            "sh",
+            "-c",
+            f'while [ ! -f "{go}" ]; do sleep 0.05; done; "$0" "$@"',
+            str(EXE),
+            "post",
+            "1",
+            "as the developer",
+            "--as",
+            "alice",
+            "--json",
+        ],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLONY_TASKS_HOME": str(home)},
+    )
+    me = sessions.register(db, "sess-agent", agent="codex", cwd=str(repo), agent_pid=agent.pid)
+    go.write_text("")
+    out, err = agent.communicate(timeout=60)
+    assert agent.returncode == 0, err.decode()
+    author = db.get_session(db.get_observation(json.loads(out)["id"]).session_id)
+    assert author.id == me.session.id and author.agent == "codex"
+    assert author.id != crew["human"].id

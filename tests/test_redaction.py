@@ -149,8 +149,61 @@ def test_a_long_text_takes_the_same_secrets_out():
 
 
 def test_code_is_told_from_data_in_assigned_values():
-    for value in ["None", "True)", "self.password", "os.environ['X']", "get_secret('x')", "str"]:
+    for value in [
+        "None",
+        "True)",
+        "self.password",
+        "os.environ['X']",
+        "get_secret('x')",
+        "str",
+        "args.password",
+        "db_password",
+    ]:
         assert redact.is_code(value), value
     for value in ["hunter2", "None-of-your-business", "s3cr3t.value", "1(2)", "[x]"]:
         assert not redact.is_code(value), value
     assert redact.redact("password = self.password") == "password = self.password"
+
+
+def test_a_secret_in_folded_text_is_replaced_in_the_original_characters():
+    # the match runs on a folded copy; what is kept is the original text, invisible
+    # characters, full-width letters and other scripts included
+    assert redact.redact("Пароль: pass\u200bword=abc12345xyz — конец") == (
+        "Пароль: pass\u200bword=[REDACTED:secret] — конец"
+    )
+    assert (
+        redact.redact("ｐａｓｓｗｏｒｄ＝hunter2-x ｏｋ")
+        == "ｐａｓｓｗｏｒｄ＝[REDACTED:secret] ｏｋ"
+    )
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    assert redact.redact(f"令牌{token[:9]}\u200b{token[9:]}请保管") == (
+        "令牌[REDACTED:github-token]请保管"
+    )
+    assert redact.redact('{"m": "{\\"password\\": \\"abc123xyz\\"}"}') == (
+        '{"m": "{\\"password\\": \\"[REDACTED:secret]\\"}"}'
+    )
+    assert (
+        redact.redact("curl -u \\\n  admin:pw12345 x")
+        == "curl -u \\\n  admin:[REDACTED:password] x"
+    )
+
+
+def test_folding_leaves_text_without_a_secret_exactly_as_it_was():
+    for text in [
+        "Ｆｕｌｌ ｗｉｄｔｈ",
+        "zero\u200bwidth",
+        "密钥abc",
+        'a \\"b\\" c',
+        "x \\\n y",
+        "pаss",
+    ]:
+        assert redact.fold(text) is not None
+        assert redact.redact(text) == text
+
+
+def test_a_megabyte_of_folded_text_is_redacted_within_the_cap():
+    unit = '密钥 pass\u200bword=abc12345xyz ｏｋ \\"q\\" '
+    text = unit * (1_000_000 // len(unit))
+    cleaned = redact.redact(text, limit=1_000_000)
+    assert "abc12345xyz" not in cleaned
+    assert cleaned.count("[REDACTED:secret]") == text.count("abc12345xyz")

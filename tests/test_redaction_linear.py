@@ -149,8 +149,10 @@ def rule_function(index: int, spelled: bool = False) -> Callable[[str], object]:
 TARGETS = (
     [(rule.name, i, False) for i, rule in enumerate(RULES)]
     + [(rule.name + " spelled", i, True) for i, rule in enumerate(RULES) if rule.spellings]
-    + [("private", -1, False), ("redact", -2, False)]
+    + [("private", -1, False), ("redact", -2, False), ("folded", -3, False)]
 )
+# What sends a text down the folded path (non-ASCII, escaped quotes, line continuations).
+FOLDING = ["\u200b", "\u00ad", "\uff1a", "\u00a0", "\u0430", "密", '\\"', "\\\n", "ｐ", "«"]
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[name for name, _, _ in TARGETS])
@@ -162,8 +164,11 @@ def test_the_slowest_input_found_grows_linearly(target: tuple[str, int, bool]):
     elif index == -1:
         function = redact.drop_private
         vocabulary = ["<private>", "</private>", "< private ", "/>", ">"] + PUNCTUATION
-    else:
+    elif index == -2:
         function = redact.redact
         vocabulary = [t for rule in RULES for t in rule.triggers] + PUNCTUATION
+    else:
+        function = redact.redact
+        vocabulary = [t for rule in RULES for t in rule.triggers] + PUNCTUATION + FOLDING
     unit = slowest_unit(function, vocabulary, seed=index)
     assert growth(function, unit) < 48, (name, unit)

@@ -12,6 +12,7 @@ from colony_tasks import redact, redact_rules
 from colony_tasks.redact_rules import RULES
 from tests import secret_corpus as s
 from tests.nonsecret_corpus import NONSECRETS
+from tests.provider_tokens import PREFIXED
 
 # rule name -> (text, the secret in it, the prefix the rule keeps visible)
 EXAMPLES: dict[str, tuple[str, str, str]] = {
@@ -105,6 +106,50 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
     "assignment-token": (f'auth_token: "{s.OPAQUE}"', s.OPAQUE, 'auth_token: "'),
     "assignment-key": (f"SIGNING_KEY={s.OPAQUE}", s.OPAQUE, "SIGNING_KEY="),
     "assignment-auth": (f"auth = {s.OPAQUE}", s.OPAQUE, "auth = "),
+    "assignment-pw": (f"LDAP_BIND_PW={s.PW[3]}", s.PW[3], "LDAP_BIND_PW="),
+    "assignment-creds": (f"registry_creds: '{s.OPAQUE}'", s.OPAQUE, "registry_creds: '"),
+    "cli-dash-pass": (f"keytool -list -storepass {s.PW[0]} -v", s.PW[0], "-storepass "),
+    "cli-zip-password": (f"unzip -P {s.PW[1]} dump.zip", s.PW[1], "unzip -P "),
+    "cli-sqlcmd-password": (f"sqlcmd -S db -U sa -P {s.PW[2]} -Q x", s.PW[2], "-P "),
+    "cli-bcp-password": (f"bcp t out f -U sa -P {s.PW[3]}", s.PW[3], "-P "),
+    "cli-7z-password": (f"7z x -p{s.PW[0]} a.7z", s.PW[0], "7z x -p"),
+    "cli-ldap-password": (f"ldapadd -D cn=x -w {s.PW[1]} -f a", s.PW[1], "-w "),
+    "cli-smbclient-password": (f"smbclient //h/s -U me%{s.PW[2]}", s.PW[2], "-U me%"),
+    "cli-htpasswd-password": (f"htpasswd -b .pw bob {s.PW[3]}", s.PW[3], "bob "),
+    "cli-secret-store": (
+        f"gh secret set TOKEN -b {s.OPAQUE} -R acme/x",
+        s.OPAQUE,
+        "gh secret set TOKEN -b ",
+    ),
+    "cli-stdin-pipe": (
+        f"echo {s.PW[2]} | helm registry login r.example -u a --password-stdin",
+        s.PW[2],
+        "echo ",
+    ),
+    "cli-creds-flag": (f"skopeo sync --dest-creds bot:{s.PW[3]} a b", s.PW[3], "--dest-creds bot:"),
+    "sql-password": (f"CREATE ROLE ro LOGIN PASSWORD '{s.PW[0]}';", s.PW[0], "PASSWORD "),
+    "netrc-password": (
+        f"machine api.example\n  login me\n  password {s.PW[1]}",
+        s.PW[1],
+        "login me",
+    ),
+    "pgpass-line": (f"cat ~/.pgpass\npg1:5432:*:etl:{s.PW[2]}", s.PW[2], "pg1:5432:*:etl:"),
+    "xml-password": (f"<jdbc.password>{s.PW[3]}</jdbc.password>", s.PW[3], "<jdbc.password>"),
+    "xml-key-value": (
+        f'<add key="SmtpPassword" value="{s.PW[0]}"/>',
+        s.PW[0],
+        '<add key="SmtpPassword" value="',
+    ),
+    "env-keyword": (f"ENV STRIPE_SECRET {s.OPAQUE}", s.OPAQUE, "ENV STRIPE_SECRET "),
+    "setter-call": (f"props.setSecret('{s.PW[1]}')", s.PW[1], "props.setSecret('"),
+    "tuple-auth": (f"r = get(u, auth=('ops', '{s.PW[2]}'))", s.PW[2], "auth=('ops', '"),
+    **{name: (f"use {token} now", token, "use ") for name, token in PREFIXED.items()},
+    "sidekiq-credentials": (
+        "BUNDLE_GEMS__CONTRIBSYS__COM=ab12cd34:ef56ab78",
+        "ab12cd34:ef56ab78",
+        "CONTRIBSYS__COM=",
+    ),
+    "yaml-block": (f"app:\n  api_token: >\n    {s.OPAQUE}\n  port: 1", s.OPAQUE, "api_token: >"),
 }
 
 

@@ -68,3 +68,12 @@ def test_errors_name_the_object_and_carry_the_next_step_for_the_front_end(store:
     with pytest.raises(NotFound, match="nobody") as unknown:
         sessions.find_session(store, "nobody")
     assert unknown.value.step == "list_sessions"
+
+
+def test_a_session_id_is_capped_and_printable(store, repo):
+    for bad in ("x" * (sessions.MAX_SESSION_ID + 1), "abc\x1b[2Jdef", "a\u202eb"):
+        with pytest.raises(InvalidInput):
+            sessions.register(store, bad, agent="claude", cwd=str(repo))
+        assert store.get_session(bad) is None
+    ok = "y" * sessions.MAX_SESSION_ID
+    assert sessions.register(store, ok, agent="claude", cwd=str(repo)).session.id == ok

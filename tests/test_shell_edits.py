@@ -230,3 +230,30 @@ def test_a_failed_commands_edit_is_found_at_the_sessions_next_shell_command(home
 
     assert f"src/api.py is held by {holder}" in said
     assert edits_of(home, "cl-b") == [["src/api.py"]]
+
+
+def test_a_word_holding_a_secret_names_no_path_and_never_reaches_the_note(home: Path, repo: Path):
+    start(home, claude, "cl-s", repo)
+    secret = "Zx9-Sup3r/Secret"
+    command = (
+        f"curl -o out.bin https://deploy:{secret}@artifacts.example/x.tgz"
+        f" && openssl enc -in a.txt -pass pass:{secret}.key && false"
+    )
+    fields = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "leak"}
+    hook("pre-tool-use", home, claude("pre-tool-use", "cl-s", repo, **fields))
+    notes = list((home / "shell").glob("*.json"))
+    assert notes, "the PreToolUse note was written"
+    stored = b"".join(p.read_bytes() for p in notes)
+    assert b"Sup3r" not in stored
+    assert b"out.bin" in stored and b"a.txt" in stored  # ordinary paths are still watched
+
+
+def test_wildcards_above_the_last_part_expand_nothing_and_one_folder_is_bounded(tmp_path: Path):
+    for i in range(3):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "x.py").write_text("")
+    for i in range(shell_edits.MAX_NAMED + 50):
+        (tmp_path / f"f{i}.txt").write_text("")
+    base = str(tmp_path)
+    assert shell_edits.named_paths("ls */*.py /*/*/*/*/*/*/*", base) == []
+    assert len(shell_edits.named_paths("cat *.txt", base)) == shell_edits.MAX_NAMED

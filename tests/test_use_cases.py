@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from mcp import Client
 from starlette.testclient import TestClient
 
-from colony_tasks import actions, events, sessions
+from colony_tasks import actions, events, procs, sessions
 from colony_tasks.cli import cli
 from colony_tasks.hooks import runner
 from colony_tasks.mcp_server.server import build_server
@@ -44,6 +44,14 @@ def spy(monkeypatch: pytest.MonkeyPatch):
     for name in ("session_start", "prompt", "before_tool", "after_tool", "stop", "session_end"):
         wrap(events, name)
     return calls
+
+
+def human_cli(args: list[str]) -> Any:
+    """The CLI as the human at a terminal: outside the agent's process tree (this test process
+    is the in-memory MCP server's "agent", and a CLI inside an agent's tree acts as the agent)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(procs, "ancestors", lambda limit=6: [])
+        return CliRunner().invoke(cli, args)
 
 
 @pytest.fixture
@@ -80,8 +88,7 @@ def answered(question_id: int) -> bool:
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_an_answer_goes_through_actions_post_from_every_front_end(spy, world, anyio_backend):
     q_cli, q_mcp, q_viewer = world["questions"]
-    result = CliRunner().invoke(
-        cli,
+    result = human_cli(
         ["post", str(world["task_id"]), "yes", "--kind", "answer", "--reply-to", str(q_cli)],
     )
     assert result.exit_code == 0, result.output
@@ -113,9 +120,7 @@ async def test_a_chain_turn_goes_through_actions_chain_pass_from_every_front_end
     spy, world, anyio_backend
 ):
     chain = str(world["chain_id"])
-    result = CliRunner().invoke(
-        cli, ["chain", "pass", chain, world["agent"], "your turn", "--as", "alice"]
-    )
+    result = human_cli(["chain", "pass", chain, world["agent"], "your turn", "--as", "alice"])
     assert result.exit_code == 0, result.output
     store = open_default()
     try:
@@ -176,3 +181,19 @@ class _Buffer:
 
     def read(self, size: int = -1) -> bytes:
         return self.data
+
+
+def test_a_dependency_graph_is_saved_twice_on_either_backend(store):
+    # `colony-tasks index` and the MCP index worker rewrite rows that exist (PostgreSQL has no
+    # INSERT OR REPLACE)
+    row = ("src/a.py", "python", 1, 10, "h1", None, "[]", "[]")
+    edge = ("src/a.py", "src/b.py", '["f"]')
+    common = {"root": "/r", "config_json": "{}", "skipped": {}}
+    store.save_dep_graph("/r/.git", files=[row], edges=[edge], **common)
+    newer = ("src/a.py", "python", 2, 12, "h2", None, "[]", "[]")
+    store.save_dep_graph(
+        "/r/.git", files=[newer], edges=[("src/a.py", "src/b.py", '["g"]')], paths=[], **common
+    )
+    files, edges = store.dep_graph_rows("/r/.git")
+    assert [f[4] for f in files] == ["h2"]
+    assert [e[2] for e in edges] == ['["g"]']

@@ -30,6 +30,7 @@ NO_FREE_TEXT = {
     "next_turn": "a counter",
     "rebuild_fts": "rebuilds the index from stored (already redacted) text",
     "release_claims": "session id; patterns only select rows",
+    "release_all_claims": "session id and a time",
     "release_expired_claims": "times",
     "vectors.release_leases": "a model name and an owner id",
     "vectors.drop": "deletes only: model names select rows",

@@ -19,7 +19,7 @@ AS_OPTION = click.option(
 
 
 def _me(store: Store, as_name: str | None):
-    return actions.human(store, as_name, os.getcwd())
+    return actions.cli_actor(store, as_name, os.getcwd())
 
 
 @cli.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)

@@ -21,7 +21,7 @@ TASK_OPTION = click.option(
 
 
 def _me(store: Store, as_name: str | None):
-    return actions.human(store, as_name, os.getcwd())
+    return actions.cli_actor(store, as_name, os.getcwd())
 
 
 def _line(item: WorkItem) -> str:

@@ -48,7 +48,7 @@ def post(
     as_json: bool,
 ) -> None:
     """Post TEXT to task TASK_ID as a human participant."""
-    me = actions.human(store, as_name, os.getcwd())
+    me = actions.cli_actor(store, as_name, os.getcwd())
     posted = actions.post(
         store, me, text, kind=kind, task_id=task_id, to=to, in_reply_to=in_reply_to, urgent=urgent
     )
@@ -75,7 +75,7 @@ def post(
 @with_store
 def withdraw(store: Store, item_id: int, as_name: str | None, as_json: bool) -> None:
     """Withdraw your own pending question or handoff ITEM_ID."""
-    done = actions.withdraw(store, actions.human(store, as_name, os.getcwd()), item_id)
+    done = actions.withdraw(store, actions.cli_actor(store, as_name, os.getcwd()), item_id)
     emit(as_json, done, lambda: f"Withdrew #{item_id} (message #{done.id}).")
 
 
@@ -90,7 +90,7 @@ def resolve(
 ) -> None:
     """Mark the open blocker BLOCKER_ID resolved, with an optional NOTE."""
     done = actions.resolve_blocker(
-        store, actions.human(store, as_name, os.getcwd()), blocker_id, note
+        store, actions.cli_actor(store, as_name, os.getcwd()), blocker_id, note
     )
     emit(as_json, done, lambda: f"Resolved blocker #{blocker_id} (message #{done.id}).")
 
@@ -118,6 +118,14 @@ def claims(store: Store, as_json: bool) -> None:
             ]
             for c in found
         ]
-        return table(rows, ["PATH", "HOLDER", "WHO", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
+        shown = table(rows, ["PATH", "HOLDER", "WHO", "BRANCH", "STATE", "SINCE", "EXPIRES IN"])
+        return shown + (f"\n{more}" if more else "")
 
+    more = ""
+    if len(found) >= claims_mod.LIST_LIMIT:
+        total = claims_mod.count_unreleased(store)
+        if total > len(found):
+            more = f"Showing {len(found):,} of {total:,} claims (ordered by repository and path)."
     emit(as_json, found, render)
+    if more and as_json:
+        click.echo(more, err=True)

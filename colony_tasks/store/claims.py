@@ -23,7 +23,9 @@ CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, s.developer, s.m
 class ClaimsMixin(StoreBase):
     def live_claim(self, session_id: str, repo_id: str, pattern: str) -> dict[str, Any] | None:
         row = self._one(
-            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE c.session_id = ?"
+            # (session_id || '') keeps SQLite on the (repo_id, pattern) index: by the session's
+            # index, a session holding 100k claims made each lookup a scan of them
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE (c.session_id || '') = ?"
             " AND c.repo_id = ? AND c.pattern = ? AND c.released_at IS NULL AND c.expires_at > ?",
             (session_id, repo_id, pattern, self.now()),
         )
@@ -95,11 +97,18 @@ class ClaimsMixin(StoreBase):
         if exclude_session is not None:
             skip = " AND c.session_id != ?"
             params.append(exclude_session)
+        # Two indexed reads, not one with an OR (which read every live claim of the repository):
+        # the claims on these paths and their folders, then the repository's live globs.
+        live = " WHERE c.repo_id = ? AND c.released_at IS NULL AND c.expires_at > ?"
         rows = self._all(
-            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}"
-            " WHERE c.repo_id = ? AND c.released_at IS NULL AND c.expires_at > ?"
-            f" AND (c.pattern IN ({marks}) OR c.is_glob = 1){skip} AND s.ended_at IS NULL",
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
+            f" AND c.pattern IN ({marks}) AND c.is_glob = 0{skip} AND s.ended_at IS NULL",
             params,
+        )
+        rows += self._all(
+            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
+            f" AND c.is_glob = 1{skip} AND s.ended_at IS NULL",
+            [repo_id, params[1], *params[2 + len(wanted) :]],
         )
         return [dict(r) for r in rows]
 
@@ -129,6 +138,15 @@ class ClaimsMixin(StoreBase):
         )
         return [dict(r) for r in rows]
 
+    def count_unreleased_claims(self, *, repo_id: str | None = None) -> int:
+        """How many claims are not released (expired ones included), as list_claims counts."""
+        where, params = "released_at IS NULL", []
+        if repo_id is not None:
+            where += " AND repo_id = ?"
+            params.append(repo_id)
+        row = self._one(f"SELECT COUNT(*) FROM claims WHERE {where}", params)
+        return int(row[0]) if row else 0
+
     def release_claims(
         self,
         session_id: str,
@@ -156,13 +174,22 @@ class ClaimsMixin(StoreBase):
                     params,
                 )
             ]
-            if rows:
-                ids = [r["id"] for r in rows]
+            if rows:  # one set-based statement, whatever the number of claims
                 self._run(
-                    f"UPDATE claims SET released_at = ? WHERE id IN ({','.join('?' * len(ids))})",
-                    (self.now(), *ids),
+                    f"UPDATE claims SET released_at = ? WHERE {' AND '.join(where)}".replace(
+                        "c.", ""
+                    ),
+                    (self.now(), *params),
                 )
         return rows
+
+    def release_all_claims(self, session_id: str) -> int:
+        """Release every unreleased claim of the session in one statement; how many."""
+        cursor = self._run(
+            "UPDATE claims SET released_at = ? WHERE session_id = ? AND released_at IS NULL",
+            (self.now(), session_id),
+        )
+        return max(cursor.rowcount, 0)
 
     def release_expired_claims(self) -> int:
         cursor = self._run(

@@ -231,12 +231,19 @@ CREATE TABLE applied_events (
 CREATE INDEX applied_events_time ON applied_events(applied_at);
 """
 
+# The live glob claims of a repository, found without reading its literal claims: every
+# claim check reads them, and a repository may hold 100k literal claims.
+CLAIM_GLOBS = """
+CREATE INDEX claims_globs ON claims(repo_id) WHERE released_at IS NULL AND is_glob = 1;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
     Migration(9, "work_items", WORK_ITEMS),
     Migration(10, "identity", IDENTITY),
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
+    Migration(13, "claim_globs_index", CLAIM_GLOBS),
 )
 
 LATEST = MIGRATIONS[-1].version

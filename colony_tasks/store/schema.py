@@ -304,6 +304,12 @@ ALTER TABLE sessions ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN developer TEXT NOT NULL DEFAULT '';
 """
 
+# The live glob claims of a repository, found without reading its literal claims: every
+# claim check reads them, and a repository may hold 100k literal claims.
+CLAIM_GLOBS = """
+CREATE INDEX claims_globs ON claims(repo_id) WHERE released_at IS NULL AND is_glob = 1;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -317,6 +323,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "identity", IDENTITY),
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
+    Migration(13, "claim_globs_index", CLAIM_GLOBS),
 )
 
 LATEST = MIGRATIONS[-1].version
