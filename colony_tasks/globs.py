@@ -102,12 +102,14 @@ def _compile_glob(pattern: str) -> tuple[tuple[Any, ...], ...] | None:
         return None
     body = pattern
     dir_only = body.endswith("/") and not body.endswith("\\/")
-    body = body.rstrip("/") if dir_only else body
-    anchored = body.startswith("/") or "/" in body.lstrip("/")
-    body = body.lstrip("/")
+    body = body[:-1] if dir_only else body
+    anchored = body.startswith("/") or "/" in body[1:]
+    body = body[1:] if body.startswith("/") else body
     if not body:
         return None
     parts = body.split("/")
+    if "" in parts:
+        return None  # an empty segment (`a//b`): no stored path has one
     segments: list[Any] = [] if anchored else [_GLOBSTAR]
     for part in parts:
         if part == "**":
@@ -161,7 +163,10 @@ def _segment(part: str) -> tuple[Any, ...]:
 
 
 def _bracket(part: str, at: int) -> tuple[Any, int] | None:
-    """The class starting at ``part[at]`` ('[') and the index after it, or None if unclosed."""
+    """The class starting at ``part[at]`` ('[') and the index after it, or None if unclosed.
+
+    As pathspec (the reference these semantics were taken from) reads it, a backslash inside
+    a class is an ordinary member, not an escape: ``[a\\]`` is the class of ``a`` and ``\\``."""
     i = at + 1
     negated = i < len(part) and part[i] in "!^"
     if negated:
@@ -173,9 +178,6 @@ def _bracket(part: str, at: int) -> tuple[Any, int] | None:
         ch = part[i]
         if ch == "]" and not first:
             return (frozenset(chars), tuple(ranges), negated), i + 1
-        if ch == "\\" and i + 1 < len(part):
-            ch = part[i + 1]
-            i += 1
         if i + 2 < len(part) and part[i + 1] == "-" and part[i + 2] != "]":
             ranges.append((ch, part[i + 2]))
             i += 3
@@ -256,8 +258,8 @@ def glob_match(pattern: str, path: str) -> bool:
         if at + len(group) > len(segments):
             return False
         at += len(group)
-    if trailing:  # a/**: at least one segment after
-        return at < len(segments)
+    if trailing:  # a/**: at least one segment after; a bare **/ names folders: one more
+        return at < (len(segments) if first else last)
     while at + len(final) <= last:
         if _group_at(final, segments, at) and at + len(final) >= 1:
             return True

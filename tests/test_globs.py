@@ -84,3 +84,26 @@ def test_the_backtracking_glob_grows_linearly_with_the_path():
     ratio = best_of(glob_match, pattern, long) / best_of(glob_match, pattern, short)
     assert ratio < 48  # 16x longer: linear ~16, quadratic ~256
     assert not globs.matches(pattern, "src/" + "a" * 32_000)
+
+
+def test_every_short_pattern_agrees_with_pathspec():
+    """Every pattern of up to four characters over the glob alphabet, on paths of one to four
+    segments (the generated test above found `[a\\]`, `?//` and `**/` this way)."""
+    import itertools
+    import warnings
+
+    paths = ["a", "b", "a/a", "a/b", "b/a", "ab", "a-b", ".a", "a\\", "a/b/c/d"]
+    differ = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pathspec's regexes warn about nested sets
+        for n in range(1, 5):
+            for chars in itertools.product("a*?/[]!\\-", repeat=n):
+                pattern = "".join(chars)
+                try:
+                    spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+                except Exception:  # a pattern pathspec refuses: nothing to compare
+                    continue
+                for path in paths:
+                    if glob_match(pattern, path) is not spec.match_file(path):
+                        differ.append((pattern, path))
+    assert differ == []
