@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import backend, paths, sessions, settings, work
+from . import backend, environment, paths, sessions, settings, work
 from .embeddings import MODEL_IDS
+from .errors import ColonyError
 from .install import status
 from .install.files import InstallError
 from .install.locate import repo_root
@@ -48,6 +49,9 @@ def hook_log_errors(since: float) -> list[str]:
 
 def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
     """The store, or a failed check that says clearly why it cannot be opened."""
+    folder = os.path.dirname(path)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        return None, check("database", False, environment.home_is_a_file(folder))
     if not os.path.exists(path):
         return None, check(
             "database",
@@ -57,24 +61,23 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
     try:
         return Store(path), None
     except sqlite3.DatabaseError as error:
-        return None, check(
-            "database",
-            False,
-            f"{path} cannot be opened as a SQLite database ({error}). Hooks keep failing open "
-            "and log it; move the file aside (it is kept for inspection) and a new one is "
-            "created on the next event.",
-        )
+        return None, check("database", False, environment.damaged_database(path, error))
 
 
 def open_team_for_doctor(url: str) -> tuple[Store | None, dict[str, Any] | None]:
     """The team store, or a failed check that says why it cannot be reached (no password)."""
     try:
         return open_store(url), None
+    except ColonyError as error:  # the URL names something colony-tasks cannot use
+        return None, check("team store", False, backend.redact_url(str(error)))
     except Exception as error:  # noqa: BLE001 - any failure to reach it is the finding
+        explained = environment.explain(error)
         return None, check(
             "team store",
             False,
-            f"{backend.redact_url(str(error))}. Hooks keep working: events wait in this"
+            backend.redact_url(explained)
+            if explained
+            else f"{backend.redact_url(str(error))}. Hooks keep working: events wait in this"
             " machine's outbox and are delivered when the store is reachable.",
         )
 

@@ -42,6 +42,7 @@ configuration (:mod:`colony_tasks.backend`). Sessions then also record ``develop
 from __future__ import annotations
 
 from .. import backend, paths
+from ..errors import Misconfigured
 from .base import StoreBase
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
@@ -108,10 +109,17 @@ class Store(
 
 def open_store(address: str, **kwargs) -> Store:
     """The store at ``address``: a SQLite file path, or a ``postgresql://`` URL (team mode)."""
+    backend.check_url(address)
     if address.startswith(("postgresql://", "postgres://")):
         # Imported here, not at the top: the driver must never load in a hook process.
-        from .pg import PgStore
+        try:
+            from .pg import PgStore
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] != "pg8000":
+                raise
+            from ..environment import missing_driver
 
+            raise Misconfigured(missing_driver()) from None
         return PgStore(address, **kwargs)
     return Store(address, **kwargs)
 
