@@ -727,3 +727,15 @@ def test_project_install_says_what_each_machine_must_do_once(tmp_path: Path, hom
     assert "run `colony-tasks` from PATH" in out
     assert "workspace trust" in out and "open /hooks" in out
     assert "trust the project" in out
+
+
+def test_install_help_names_the_folder_backups_really_go_to(homes: Homes) -> None:
+    seed_user_files(homes)
+    help_text = " ".join(cli_run("install", "--help").output.split())
+    change = next(c for c in run("install", command=EXE).changes if c.backup is not None)
+    assert change.backup is not None
+    backups = change.backup.parent.parent
+    assert backups == homes.home / ".colony-tasks" / "backups"
+    assert "~/.colony-tasks/backups/" in help_text
+    assert "<file>.colony-tasks-<timestamp>.bak" in help_text
+    assert change.backup.name.startswith(change.path.name + ".colony-tasks-")

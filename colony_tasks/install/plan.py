@@ -10,7 +10,7 @@ Scopes:
   console script.
 - **project** writes files meant to be committed (``.claude/settings.json``, ``.mcp.json``,
   ``.codex/hooks.json``), so they name ``colony-tasks`` as found on PATH: each teammate's
-  per-machine step is to have it on PATH (``pipx install colony-tasks``). What only this
+  per-machine step is to have it on PATH (``pipx install .`` from the checkout). What only this
   machine needs goes to user-level files: Codex's MCP server (Codex reads it from
   ``$CODEX_HOME/config.toml``) and Claude Code's approval of the ``.mcp.json`` server
   (``~/.claude.json`` ``projects[<repo>].enabledMcpjsonServers``).
