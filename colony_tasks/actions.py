@@ -21,8 +21,10 @@ from .store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
     from .search import Hit, Searcher
 
@@ -378,3 +380,11 @@ def search(
 def human(store: Store, name: str | None, cwd: str) -> Session:
     """The session a human at the CLI or in the viewer acts as (one per name)."""
     return sessions_mod.human_session(store, name, cwd)
+
+
+def as_human(store: Store, name: str | None, cwd: str, act: Callable[[Session], T]) -> T:
+    """``act(session)`` as the human ``name``: registering the human and the action commit
+    together, so an action the core refuses (a typo'd id, a chain turn not held) leaves no
+    participant behind — a mistyped ``--as`` name is not a permanent member of the thread."""
+    with store.transaction():
+        return act(human(store, name, cwd))
