@@ -47,6 +47,18 @@ def hook_log_errors(since: float) -> list[str]:
     return found
 
 
+def archive_hook_log() -> int:
+    """Move the hook log (and this store's fallback log) aside to ``<log>.1``; returns how
+    many failures of the last day it held. The log stays readable there."""
+    count = len(hook_log_errors(time.time() - LOG_WINDOW))
+    for path in (paths.log_path(), paths.fallback_log_path()):
+        try:
+            os.replace(path, path + ".1")
+        except OSError:
+            pass
+    return count
+
+
 def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
     """The store, or a failed check that says clearly why it cannot be opened."""
     folder = os.path.dirname(path)
@@ -206,16 +218,29 @@ def _registration(store: Store) -> dict[str, Any]:
     except InstallError:
         root = None
     problems, notes = status.report(root)
-    detail = " ".join(problems) or "registered"
-    if notes:
-        detail += " Note: " + " ".join(notes)
-    return check("hooks", not problems, detail)
+    found = status.where(root)
+    if problems:
+        detail = " ".join(problems)
+    else:
+        home = str(Path.home())
+        named = ", ".join(str(p).replace(home, "~", 1) for p in found)
+        detail = f"registered in {named}."
+    result = check("hooks", not problems, detail)
+    result["notes"] = notes
+    return result
 
 
 def _hook_log(store: Store) -> dict[str, Any]:
     errors = hook_log_errors(time.time() - LOG_WINDOW)
-    last = f"; last: {errors[-1]}" if errors else ""
-    return check("hook log", not errors, f"{len(errors)} failures in the last day{last}")
+    if not errors:
+        return check("hook log", True, f"no failures in the last day ({paths.log_path()})")
+    return check(
+        "hook log",
+        False,
+        f"{len(errors)} failures in the last day in {paths.log_path()}; last: {errors[-1]}."
+        " Once dealt with, `colony-tasks doctor --fix` archives them (to hooks.log.1).",
+        fixable=True,
+    )
 
 
 def _dependency_graph(store: Store) -> dict[str, Any]:
@@ -279,6 +304,9 @@ def repair(store: Store) -> list[str]:
             f"Ended {len(silent)} sessions silent for more than a day: "
             + ", ".join(s.handle for s in silent[:10])
         )
+    archived = archive_hook_log()
+    if archived:
+        done.append(f"Archived {archived} hook failures to {paths.log_path()}.1.")
     busy, frames, copied = store.checkpoint()
     done.append(f"Checkpointed the WAL ({copied} of {frames} frames{', busy' if busy else ''}).")
     return done

@@ -139,7 +139,7 @@ def test_hooks_registered_nowhere_or_switched_off_are_reported(
     open_default().close()
     code, report = run_doctor()
     hooks = by_name(report)["hooks"]
-    assert hooks["ok"] and "open /hooks" in hooks["detail"]  # the Codex trust reminder
+    assert hooks["ok"] and any("open /hooks" in n for n in hooks["notes"])  # Codex trust
 
     config = agents_home / ".codex" / "config.toml"
     config.write_text(config.read_text() + "\n[features]\nhooks = false\n")
@@ -183,3 +183,53 @@ def test_doctor_counts_what_the_indexer_skipped(home: Path, repo: Path):
 
     graph = {c["check"]: c for c in report["checks"]}["dependency graph"]
     assert graph["ok"] and "binary 1" in graph["detail"] and "unparseable 1" in graph["detail"]
+
+
+def test_hooks_check_names_where_and_puts_each_note_on_its_own_line(home: Path, repo: Path):
+    open_default().close()
+    result = CliRunner().invoke(cli, ["doctor"])
+    lines = result.output.splitlines()
+    hooks = next(i for i, line in enumerate(lines) if line.startswith("✓ hooks:"))
+    assert lines[hooks] == "✓ hooks: registered in ~/.claude/settings.json, ~/.codex/hooks.json."
+    assert lines[hooks + 1].startswith("  note: Codex runs a new or changed hook only after")
+    assert "Note:" not in result.output
+
+
+def test_an_untrusted_codex_project_the_user_scope_covers_is_a_note_not_a_failure(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run_install("install", ["codex"], "project", command="/opt/venv/bin/colony-tasks", cwd=repo)
+    monkeypatch.chdir(repo)
+    open_default().close()
+    code, report = run_doctor()
+    hooks = by_name(report)["hooks"]
+    assert hooks["ok"], hooks
+    assert any("user-scope hooks" in n and "Codex does not trust" in n for n in hooks["notes"])
+
+
+def test_claude_workspace_trust_note_only_until_the_folder_is_trusted(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run_install("install", ["claude"], "project", command="/opt/venv/bin/colony-tasks", cwd=repo)
+    monkeypatch.chdir(repo)
+    open_default().close()
+    notes = by_name(run_doctor()[1])["hooks"]["notes"]
+    assert any("workspace trust" in n for n in notes)
+    state_file = agents_home / ".claude.json"
+    state = json.loads(state_file.read_text())
+    state["projects"][str(repo)]["hasTrustDialogAccepted"] = True
+    state_file.write_text(json.dumps(state))
+    notes = by_name(run_doctor()[1])["hooks"]["notes"]
+    assert not any("workspace trust" in n for n in notes)
+
+
+def test_hook_log_failures_name_the_log_and_fix_archives_them(home: Path, repo: Path):
+    open_default().close()
+    paths.log("hook stop failed: OperationalError: disk I/O error")
+    code, report = run_doctor()
+    log = by_name(report)["hook log"]
+    assert not log["ok"] and log["fixable"] and paths.log_path() in log["detail"]
+    code, report = run_doctor("--fix")
+    assert any("Archived 1 hook failures" in r for r in report["repairs"])
+    assert by_name(report)["hook log"]["ok"]
+    assert "disk I/O error" in Path(paths.log_path() + ".1").read_text()

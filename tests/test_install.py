@@ -739,3 +739,24 @@ def test_install_help_names_the_folder_backups_really_go_to(homes: Homes) -> Non
     assert "~/.colony-tasks/backups/" in help_text
     assert "<file>.colony-tasks-<timestamp>.bak" in help_text
     assert change.backup.name.startswith(change.path.name + ".colony-tasks-")
+
+
+def test_project_uninstall_leaves_no_approval_and_no_empty_folder(
+    tmp_path: Path, homes: Homes
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    run("install", scope="project", command=EXE, cwd=root)
+    # Claude Code records the user's approval of the .mcp.json server here itself.
+    local = root / ".claude" / "settings.local.json"
+    write_json(local, {"enabledMcpjsonServers": ["colony-tasks", "other"], "model": "opus"})
+
+    run("uninstall", scope="project", cwd=root)
+
+    assert load(local) == {"enabledMcpjsonServers": ["other"], "model": "opus"}
+    assert not (root / ".codex").exists()
+    local.unlink()
+    run("install", scope="project", command=EXE, cwd=root)
+    write_json(local, {"enabledMcpjsonServers": ["colony-tasks"]})
+    run("uninstall", scope="project", cwd=root)
+    assert sorted(p.name for p in root.iterdir()) == [".git"]

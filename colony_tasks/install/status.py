@@ -77,6 +77,30 @@ def codex_project_trusted(config: dict[str, Any], root: Path) -> bool:
     return False
 
 
+def claude_workspace_trusted(root: Path) -> bool:
+    """Whether Claude Code recorded the folder's workspace trust as accepted (its state file,
+    ``projects[<root>].hasTrustDialogAccepted``)."""
+    projects = _json(claude.approval_path()).get("projects")
+    if not isinstance(projects, dict):
+        return False
+    for key in {str(root), str(root.resolve())}:
+        entry = projects.get(key)
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+    return False
+
+
+def where(root: Path | None) -> list[Path]:
+    """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
+    claude_files = [claude.settings_path("user", None)]
+    if root is not None:
+        claude_files += [root / ".claude" / "settings.json", root / ".claude/settings.local.json"]
+    codex_files = [codex_home() / "hooks.json"]
+    if root is not None:
+        codex_files.append(codex.hooks_path("project", root))
+    return [p for p in (*claude_files, *codex_files) if _has_our_hooks(p)]
+
+
 def report(root: Path | None) -> tuple[list[str], list[str]]:
     """(problems, notes) about hook registration for the repository at ``root`` (or None)."""
     problems: list[str] = []
@@ -104,11 +128,19 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
             )
         untrusted = root is not None and not codex_project_trusted(config, root)
         if codex_project in codex_found and untrusted:
-            problems.append(
-                f"Codex does not trust {root}, so it skips {codex_project}; trust the"
-                " project when Codex asks (or install with --scope user)."
-            )
+            skipped = f"Codex does not trust {root}, so it skips {codex_project}"
+            if codex_user in codex_found:
+                # The user-scope hooks run anyway: nothing is missing, one scope is redundant.
+                notes.append(
+                    f"{skipped}; your user-scope hooks ({codex_user}) cover it, so"
+                    " `colony-tasks uninstall --scope project --agent codex` loses nothing."
+                )
+            else:
+                problems.append(
+                    f"{skipped}; trust the project when Codex asks (or install with --scope user)."
+                )
         notes.append(CODEX_TRUST_STEP)
-    if root is not None and (root / ".claude" / "settings.json") in claude_found:
+    project_claude = root is not None and (root / ".claude" / "settings.json") in claude_found
+    if project_claude and root is not None and not claude_workspace_trusted(root):
         notes.append(CLAUDE_TRUST_STEP)
     return problems, notes
