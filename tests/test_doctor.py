@@ -233,3 +233,27 @@ def test_hook_log_failures_name_the_log_and_fix_archives_them(home: Path, repo: 
     assert any("Archived 1 hook failures" in r for r in report["repairs"])
     assert by_name(report)["hook log"]["ok"]
     assert "disk I/O error" in Path(paths.log_path() + ".1").read_text()
+
+
+def test_plugin_and_settings_file_install_together_are_reported_with_which_to_remove(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(repo)
+    open_default().close()
+    settings = agents_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["enabledPlugins"] = {"colony-tasks@colony-tasks": True, "other@x": True}
+    settings.write_text(json.dumps(data))
+
+    code, report = run_doctor()
+    hooks = by_name(report)["hooks"]
+    assert code == 1 and not hooks["ok"]
+    assert "installed twice for Claude Code" in hooks["detail"]
+    assert "`colony-tasks uninstall --agent claude` (--scope user)" in hooks["detail"]
+    assert "`claude plugin uninstall colony-tasks@colony-tasks`" in hooks["detail"]
+    again = CliRunner().invoke(cli, ["install", "--agent", "claude"])
+    assert "Warning: colony-tasks is installed twice for Claude Code" in again.output
+
+    data["enabledPlugins"]["colony-tasks@colony-tasks"] = False
+    settings.write_text(json.dumps(data))
+    assert by_name(run_doctor()[1])["hooks"]["ok"]

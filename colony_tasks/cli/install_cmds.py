@@ -81,7 +81,8 @@ def next_steps(plan: Plan) -> list[str]:
     if plan.scope == "project":
         steps.append(
             "The project files run `colony-tasks` from PATH, so they can be committed. Each"
-            " teammate installs colony-tasks from the checkout (`pipx install .` or `uv tool install .`) and runs"
+            " teammate installs colony-tasks from the checkout (`pipx install .` or"
+            " `uv tool install .`) and runs"
             " `colony-tasks install --scope project` once: that records this machine's Codex"
             " MCP server and Claude Code's approval of .mcp.json in their own user files."
         )
@@ -92,6 +93,17 @@ def next_steps(plan: Plan) -> list[str]:
             )
         if "claude" in plan.agents:
             steps.append(status.CLAUDE_TRUST_STEP)
+    if "claude" in plan.agents and plan.action == "install":
+        from ..install.files import InstallError
+        from ..install.locate import repo_root
+
+        try:
+            root = repo_root()
+        except InstallError:
+            root = None
+        twice = status.double_install(root)
+        if twice:
+            steps.append(f"Warning: {twice}")
     if "codex" in plan.agents:
         steps.append(status.CODEX_TRUST_STEP)
         if plan.scope == "project":

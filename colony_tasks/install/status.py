@@ -90,6 +90,38 @@ def claude_workspace_trusted(root: Path) -> bool:
     return False
 
 
+def claude_plugins(root: Path | None) -> list[str]:
+    """``colony-tasks@<marketplace>`` entries enabled in Claude Code's ``enabledPlugins``
+    (user settings, and the project's shared and local settings)."""
+    files = [claude.settings_path("user", None)]
+    if root is not None:
+        files += [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+    found: list[str] = []
+    for path in files:
+        enabled = _json(path).get("enabledPlugins")
+        if isinstance(enabled, dict):
+            found += [k for k, on in enabled.items() if k.startswith("colony-tasks@") and on]
+    return sorted(set(found))
+
+
+def double_install(root: Path | None) -> str | None:
+    """The sentence for the plugin *and* a settings-file install both active in Claude Code."""
+    plugins = claude_plugins(root)
+    settings = [p for p in where(root) if p.name != "hooks.json"]  # Claude's, not Codex's
+    if not plugins or not settings:
+        return None
+    scopes = " and ".join(
+        "--scope project" if root is not None and p.is_relative_to(root) else "--scope user"
+        for p in settings
+    )
+    return (
+        f"colony-tasks is installed twice for Claude Code: as the plugin {', '.join(plugins)}"
+        f" and in {', '.join(map(str, settings))}, so every hook fires twice (only the first"
+        f" acts). Keep one: `colony-tasks uninstall --agent claude` ({scopes}) or"
+        f" `claude plugin uninstall {plugins[0]}`."
+    )
+
+
 def where(root: Path | None) -> list[Path]:
     """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
     claude_files = [claude.settings_path("user", None)]
@@ -117,6 +149,9 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
             "No colony-tasks hooks are registered for Claude Code or Codex here; run"
             " `colony-tasks install`."
         )
+    twice = double_install(root)
+    if twice:
+        problems.append(twice)
     if codex_found:
         config = _codex_config()
         features = config.get("features") if isinstance(config.get("features"), dict) else {}
