@@ -257,3 +257,18 @@ def test_plugin_and_settings_file_install_together_are_reported_with_which_to_re
     data["enabledPlugins"]["colony-tasks@colony-tasks"] = False
     settings.write_text(json.dumps(data))
     assert by_name(run_doctor()[1])["hooks"]["ok"]
+
+
+def test_codex_plugin_and_hooks_json_install_together_are_reported(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(repo)
+    open_default().close()
+    config = agents_home / ".codex" / "config.toml"
+    config.write_text(
+        config.read_text() + '\n[plugins."colony-tasks@colony-tasks"]\nenabled = true\n'
+    )
+    code, report = run_doctor()
+    detail = by_name(report)["hooks"]["detail"]
+    assert code == 1 and "installed twice for Codex" in detail
+    assert "`codex plugin remove colony-tasks@colony-tasks`" in detail

@@ -93,7 +93,7 @@ def next_steps(plan: Plan) -> list[str]:
             )
         if "claude" in plan.agents:
             steps.append(status.CLAUDE_TRUST_STEP)
-    if "claude" in plan.agents and plan.action == "install":
+    if plan.action == "install":
         from ..install.files import InstallError
         from ..install.locate import repo_root
 
@@ -101,9 +101,11 @@ def next_steps(plan: Plan) -> list[str]:
             root = repo_root()
         except InstallError:
             root = None
-        twice = status.double_install(root)
-        if twice:
-            steps.append(f"Warning: {twice}")
+        checks = {"claude": status.double_install, "codex": status.codex_double_install}
+        for agent in plan.agents:
+            twice = checks[agent](root)
+            if twice:
+                steps.append(f"Warning: {twice}")
     if "codex" in plan.agents:
         steps.append(status.CODEX_TRUST_STEP)
         if plan.scope == "project":

@@ -122,6 +122,24 @@ def double_install(root: Path | None) -> str | None:
     )
 
 
+def codex_double_install(root: Path | None) -> str | None:
+    """The same for Codex: the plugin enabled in config.toml and a hooks.json install."""
+    configured = _codex_config().get("plugins")
+    plugins = sorted(
+        name
+        for name, entry in (configured.items() if isinstance(configured, dict) else [])
+        if name.startswith("colony-tasks@") and isinstance(entry, dict) and entry.get("enabled")
+    )
+    files = [p for p in where(root) if p.name == "hooks.json"]
+    if not plugins or not files:
+        return None
+    return (
+        f"colony-tasks is installed twice for Codex: as the plugin {', '.join(plugins)} and in"
+        f" {', '.join(map(str, files))}, so every hook fires twice (only the first acts). Keep"
+        f" one: `colony-tasks uninstall --agent codex` or `codex plugin remove {plugins[0]}`."
+    )
+
+
 def where(root: Path | None) -> list[Path]:
     """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
     claude_files = [claude.settings_path("user", None)]
@@ -149,9 +167,9 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
             "No colony-tasks hooks are registered for Claude Code or Codex here; run"
             " `colony-tasks install`."
         )
-    twice = double_install(root)
-    if twice:
-        problems.append(twice)
+    for twice in (double_install(root), codex_double_install(root)):
+        if twice:
+            problems.append(twice)
     if codex_found:
         config = _codex_config()
         features = config.get("features") if isinstance(config.get("features"), dict) else {}
