@@ -67,7 +67,7 @@ def test_the_first_session_start_builds_once_and_later_calls_exec_directly(plugi
     assert first.stdout.strip() == "ran hook session-start --agent claude"
     assert "building the plugin's Python environment" in first.stderr
     assert [c.split()[1] for c in uv_calls()] == ["venv", "pip"]
-    assert uv_calls()[1].endswith(f"--python {tmp}/data/venv.new/bin/python {tmp}/plugin-1.0")
+    assert uv_calls()[1].endswith(f"--python {tmp}/data/venv/bin/python {tmp}/plugin-1.0")
 
     for _ in range(3):
         again = run("hook", "post-tool-use")
@@ -109,5 +109,5 @@ def test_without_uv_it_uses_venv_and_pip(plugin, tmp_path: Path):
     result = run("hook", "session-start", PATH=str(bare))
     assert result.returncode == 0 and result.stdout == ""
     assert "could not build" in result.stderr
-    assert uv_calls() == [f"python3 -m venv {tmp}/data/venv.new"]
+    assert uv_calls() == [f"python3 -m venv {tmp}/data/venv"]
     assert run("mcp", PATH=str(bare)).returncode == 1
