@@ -69,8 +69,9 @@ test-all: browser postgres
 	$(MAKE) install EXTRAS=test,minilm
 	$(BIN)/python -m pytest
 
+# Keeps its store and prints the command that opens the viewer on it (DEMO_ARGS=--discard: not).
 demo: install
-	$(BIN)/python demo/demo.py
+	$(BIN)/python demo/demo.py $(DEMO_ARGS)
 
 # Benchmarks print medians and same-run ratios; bench/check.py is the hook latency gate
 # (fails when a gated hook's p50 exceeds 1.2x the baseline). Full-size runs: drop --quick.

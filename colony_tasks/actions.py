@@ -21,8 +21,10 @@ from .store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
     from .search import Hit, Searcher
 
@@ -413,3 +415,12 @@ def cli_actor(store: Store, name: str | None, cwd: str) -> Session:
 
     agent = identity.detected(store, procs.ancestors())
     return agent if agent is not None else human(store, name, cwd)
+
+
+def as_human(store: Store, name: str | None, cwd: str, act: Callable[[Session], T]) -> T:
+    """``act(session)`` as the CLI's actor (:func:`cli_actor`: the human ``name``, or the agent
+    whose shell ran the command): registering the human and the action commit together, so an
+    action the core refuses (a typo'd id, a chain turn not held) leaves no participant behind —
+    a mistyped ``--as`` name is not a permanent member of the thread."""
+    with store.transaction():
+        return act(cli_actor(store, name, cwd))

@@ -34,6 +34,36 @@ def store_url() -> str | None:
     return url or None
 
 
+SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+
+
+def check_url(url: str) -> None:
+    """Refuse a store URL colony-tasks cannot use: another database's scheme (``mysql://``
+    would otherwise become a SQLite file of that name) or a misspelt ``sslmode`` (which must
+    not quietly become "TLS if offered, unverified")."""
+    from .errors import Misconfigured
+
+    scheme, sep, rest = url.partition("://")
+    if not sep or not scheme[:1].isalpha():
+        return  # a path
+    if not all(c.isalnum() or c in "+-." for c in scheme):
+        return
+    if scheme not in ("postgresql", "postgres"):
+        raise Misconfigured(
+            f"The store URL {redact_url(url)} uses {scheme}://, which colony-tasks does not"
+            " support: use a postgresql:// URL, or unset COLONY_TASKS_DATABASE_URL (and"
+            " settings.json's store.url) to use this machine's SQLite store."
+        )
+    import urllib.parse
+
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(url).query))
+    sslmode = query.get("sslmode", "prefer")
+    if sslmode not in SSLMODES:
+        raise Misconfigured(
+            f"Unknown sslmode {sslmode!r} in {redact_url(url)}; use one of {', '.join(SSLMODES)}."
+        )
+
+
 def redact_url(text: str) -> str:
     """``text`` with every URL password (``user:secret@`` or ``?password=``) replaced by ***."""
     if "://" not in text and "password=" not in text.lower():

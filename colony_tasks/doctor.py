@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import backend, paths, sessions, work
+from . import backend, environment, paths, sessions, work
+from .errors import ColonyError
 from .install import status
 from .install.files import InstallError
 from .install.locate import repo_root
@@ -45,8 +46,23 @@ def hook_log_errors(since: float) -> list[str]:
     return found
 
 
+def archive_hook_log() -> int:
+    """Move the hook log (and this store's fallback log) aside to ``<log>.1``; returns how
+    many failures of the last day it held. The log stays readable there."""
+    count = len(hook_log_errors(time.time() - LOG_WINDOW))
+    for path in (paths.log_path(), paths.fallback_log_path()):
+        try:
+            os.replace(path, path + ".1")
+        except OSError:
+            pass
+    return count
+
+
 def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
     """The store, or a failed check that says clearly why it cannot be opened."""
+    folder = os.path.dirname(path)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        return None, check("database", False, environment.home_is_a_file(folder))
     if not os.path.exists(path):
         return None, check(
             "database",
@@ -56,24 +72,23 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
     try:
         return Store(path), None
     except sqlite3.DatabaseError as error:
-        return None, check(
-            "database",
-            False,
-            f"{path} cannot be opened as a SQLite database ({error}). Hooks keep failing open "
-            "and log it; move the file aside (it is kept for inspection) and a new one is "
-            "created on the next event.",
-        )
+        return None, check("database", False, environment.damaged_database(path, error))
 
 
 def open_team_for_doctor(url: str) -> tuple[Store | None, dict[str, Any] | None]:
     """The team store, or a failed check that says why it cannot be reached (no password)."""
     try:
         return open_store(url), None
+    except ColonyError as error:  # the URL names something colony-tasks cannot use
+        return None, check("team store", False, backend.redact_url(str(error)))
     except Exception as error:  # noqa: BLE001 - any failure to reach it is the finding
+        explained = environment.explain(error)
         return None, check(
             "team store",
             False,
-            f"{backend.redact_url(str(error))}. Hooks keep working: events wait in this"
+            backend.redact_url(explained)
+            if explained
+            else f"{backend.redact_url(str(error))}. Hooks keep working: events wait in this"
             " machine's outbox and are delivered when the store is reachable.",
         )
 
@@ -220,16 +235,29 @@ def _registration(store: Store) -> dict[str, Any]:
     except InstallError:
         root = None
     problems, notes = status.report(root)
-    detail = " ".join(problems) or "registered"
-    if notes:
-        detail += " Note: " + " ".join(notes)
-    return check("hooks", not problems, detail)
+    found = status.where(root)
+    if problems:
+        detail = " ".join(problems)
+    else:
+        home = str(Path.home())
+        named = ", ".join(str(p).replace(home, "~", 1) for p in found)
+        detail = f"registered in {named}."
+    result = check("hooks", not problems, detail)
+    result["notes"] = notes
+    return result
 
 
 def _hook_log(store: Store) -> dict[str, Any]:
     errors = hook_log_errors(time.time() - LOG_WINDOW)
-    last = f"; last: {errors[-1]}" if errors else ""
-    return check("hook log", not errors, f"{len(errors)} failures in the last day{last}")
+    if not errors:
+        return check("hook log", True, f"no failures in the last day ({paths.log_path()})")
+    return check(
+        "hook log",
+        False,
+        f"{len(errors)} failures in the last day in {paths.log_path()}; last: {errors[-1]}."
+        " Once dealt with, `colony-tasks doctor --fix` archives them (to hooks.log.1).",
+        fixable=True,
+    )
 
 
 def _dependency_graph(store: Store) -> dict[str, Any]:
@@ -322,6 +350,9 @@ def repair(store: Store) -> list[str]:
             + ", ".join(s.handle for s in silent[:10])
         )
     done.extend(_embed_repair(store))
+    archived = archive_hook_log()
+    if archived:
+        done.append(f"Archived {archived} hook failures to {paths.log_path()}.1.")
     busy, frames, copied = store.admin.checkpoint()
     done.append(f"Checkpointed the WAL ({copied} of {frames} frames{', busy' if busy else ''}).")
     return done

@@ -53,6 +53,18 @@ class NotAllowed(ColonyError):
     """The session may not do this (not the addressee, not the turn holder, ...)."""
 
 
+class Misconfigured(ColonyError):
+    """The configuration names something colony-tasks cannot use (a store URL of another
+    database, a misspelt ``sslmode``); the message says what to change."""
+
+
+class StoreUnavailable(Exception):
+    """The team's PostgreSQL server cannot be reached (the message never holds the password).
+
+    Not a :class:`ColonyError`: it is a passing condition of the network, which the relay
+    retries, not a refusal of the core."""
+
+
 def describe(error: ColonyError, wording: Mapping[str, str]) -> str:
     """The error's sentence, then its next step in the caller's own terms."""
     text = str(error)

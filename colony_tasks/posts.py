@@ -53,8 +53,22 @@ class AnswerResult(Record):
 def pending_item(store: Store, item_id: int, kind: ObsKind) -> Observation:
     obs = store.get_observation(int(item_id))
     if obs is None or obs.kind != kind:
-        raise NotFound(f"{kind.capitalize()} {item_id} does not exist.")
+        raise not_a(obs, item_id, kind.value)
     return obs
+
+
+def not_a(obs: Observation | None, item_id: int, wanted: str) -> NotFound:
+    """The error for an id that names nothing, or something other than ``wanted``: say which."""
+    if obs is None:
+        return NotFound(f"{wanted.capitalize()} {item_id} does not exist.")
+    what = f"#{item_id} is {_article(obs.kind)} {obs.kind}, not {_article(wanted)} {wanted}"
+    if obs.task_id is None:
+        return NotFound(f"{what}.")
+    return NotFound(f"{what} (task {obs.task_id}).", "show_task", task_id=obs.task_id)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def post(
@@ -199,7 +213,7 @@ def withdraw(store: Store, session: Session | str, item_id: int) -> int:
     with store.transaction():
         obs = store.get_observation(int(item_id))
         if obs is None or obs.kind not in (ObsKind.QUESTION, ObsKind.HANDOFF):
-            raise NotFound(f"Question or handoff {item_id} does not exist.")
+            raise not_a(obs, item_id, "question or handoff")
         if obs.session_id != session.id:
             raise NotAllowed(f"Only its author can withdraw {obs.kind} {obs.id}.")
         if obs.status != ItemStatus.PENDING:

@@ -2,13 +2,16 @@
 
 A Claude Code session and a Codex session work in a temporary git repository with a temporary
 ``COLONY_TASKS_HOME``; every step runs the installed ``colony-tasks hook`` command with the
-payload the agent would send, and prints exactly what the agent is shown.
+payload the agent would send, and prints exactly what the agent is shown. Every process runs
+inside the temporary repository. The store is kept afterwards (the last lines print the
+command that opens the viewer on it); ``--discard`` deletes it instead.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -55,6 +58,7 @@ class Agent:
             capture_output=True,
             env={**os.environ, "COLONY_TASKS_HOME": self.home},
             check=False,
+            cwd=self.cwd,
         )
         shown = ""
         if result.stdout.strip():
@@ -182,7 +186,7 @@ class Tools:
 @asynccontextmanager
 async def mcp_tools(home: str):
     params = StdioServerParameters(
-        command=EXE, args=["mcp"], env={**os.environ, "COLONY_TASKS_HOME": home}
+        command=EXE, args=["mcp"], env={**os.environ, "COLONY_TASKS_HOME": home}, cwd=REPO
     )
     with open(os.devnull, "w") as quiet:
         async with (
@@ -191,6 +195,11 @@ async def mcp_tools(home: str):
         ):
             await session.initialize()
             yield Tools(session)
+
+
+# Every process of the demo runs inside its own temporary repository, never in the caller's
+# folder (a human's command there would add a lane, and a dependency index, for it).
+REPO = ""
 
 
 def cli(home: str, *args: str, cwd: str | None = None) -> str:
@@ -204,7 +213,7 @@ def cli(home: str, *args: str, cwd: str | None = None) -> str:
         text=True,
         env={**os.environ, "COLONY_TASKS_HOME": home},
         check=False,
-        cwd=cwd,
+        cwd=cwd or REPO,
     )
     out = (result.stdout + result.stderr).strip()
     print(f"\n── human (alice) · $ colony-tasks {' '.join(args)}")
@@ -219,6 +228,7 @@ def handle_of(home: str, session_id: str) -> str:
             capture_output=True,
             text=True,
             env={**os.environ, "COLONY_TASKS_HOME": home},
+            cwd=REPO,
         ).stdout
     )
     return next(s["handle"] for s in data if s["id"] == session_id)
@@ -373,24 +383,36 @@ async def plan_scene(tools: Tools, claude: Agent, codex: Agent, repo: str, home:
     cli(home, "plan", "show", cwd=repo)
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    global REPO
     if not os.path.exists(EXE):
         print(f"{EXE} not found: run `make install` first.", file=sys.stderr)
         return 1
+    discard = "--discard" in argv  # default: keep the store to look at afterwards
     root = tempfile.mkdtemp(prefix="colony-demo-")
+    kept = False
     try:
         home = os.path.join(root, "home")
-        repo = make_repo(root)
+        repo = REPO = make_repo(root)
         print(f"colony-tasks demo — repository {repo}, data in {home}")
         claude = Agent("claude", "9f1c2d3e-claude", repo, home)
         codex = Agent("codex", "019a-codex-thread", repo, home)
         collision_scene(claude, codex, repo)
         claude = Agent("claude", "5b7e-claude-2", repo, home)
         anyio.run(chain_scene, claude, codex, repo, home)
+        kept = not discard
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(root, ignore_errors=True)
+    if kept:
+        print(
+            "\nThe demo's store is kept. Look at it in the viewer (Ctrl+C to stop):\n"
+            f"  cd {shlex.quote(repo)} && COLONY_TASKS_HOME={shlex.quote(home)}"
+            f" {shlex.quote(EXE)} viewer --open\n"
+            f"Remove it with: rm -rf {shlex.quote(root)}"
+        )
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -151,3 +151,40 @@ def test_the_claims_listing_says_when_it_shows_part_of_them(run, lane):
     out = run("claims").output
     assert f"Showing {claims_mod.LIST_LIMIT:,} of {claims_mod.LIST_LIMIT + 501:,} claims" in out
     assert "Showing" not in run("sessions").output
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("resolve", "999"),
+        ("withdraw", "999"),
+        ("post", "999", "hello"),
+        ("chain", "say", "999", "hello"),
+        ("plan", "done", "999", "finished"),
+    ],
+)
+def test_a_refused_command_leaves_no_participant_behind(run, lane, argv):
+    result = CliRunner().invoke(cli, [*argv, "--as", "typo-name"])
+    assert result.exit_code == 1 and "Error:" in result.output
+    store = open_default()
+    try:
+        handles = [s.handle for s in store.list_sessions(limit=100)]
+    finally:
+        store.close()
+    assert "typo-name" not in handles
+    assert "typo-name" in run("post", "1", "now for real", "--as", "typo-name").output
+
+
+def test_resolve_on_a_question_says_what_the_number_is(run, lane):
+    a, _ = lane
+    shown = json.loads(run("tasks", "show", str(a.task.id), "--json").output)
+    question = shown["questions"][0]["id"]
+    result = CliRunner().invoke(cli, ["resolve", str(question)])
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        f"Error: #{question} is a question, not a blocker (task {a.task.id})."
+        f" See who is on task {a.task.id} with `colony-tasks tasks show {a.task.id}`."
+    )
+    note = json.loads(run("post", str(a.task.id), "just a note", "--json").output)["id"]
+    withdrawn = CliRunner().invoke(cli, ["withdraw", str(note)])
+    assert f"#{note} is a note, not a question or handoff" in withdrawn.output

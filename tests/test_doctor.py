@@ -139,7 +139,7 @@ def test_hooks_registered_nowhere_or_switched_off_are_reported(
     open_default().close()
     code, report = run_doctor()
     hooks = by_name(report)["hooks"]
-    assert hooks["ok"] and "open /hooks" in hooks["detail"]  # the Codex trust reminder
+    assert hooks["ok"] and any("open /hooks" in n for n in hooks["notes"])  # Codex trust
 
     config = agents_home / ".codex" / "config.toml"
     config.write_text(config.read_text() + "\n[features]\nhooks = false\n")
@@ -252,3 +252,92 @@ def test_a_user_who_chose_the_static_table_keeps_it(home: Path, repo: Path):
     assert store.vectors.counts() == {MODEL_IDS["static"]: len(UPGRADE_TEXTS)}
     _, report = run_doctor()
     assert by_name(report)["vectors"]["ok"]
+
+
+def test_hooks_check_names_where_and_puts_each_note_on_its_own_line(home: Path, repo: Path):
+    open_default().close()
+    result = CliRunner().invoke(cli, ["doctor"])
+    lines = result.output.splitlines()
+    hooks = next(i for i, line in enumerate(lines) if line.startswith("✓ hooks:"))
+    assert lines[hooks] == "✓ hooks: registered in ~/.claude/settings.json, ~/.codex/hooks.json."
+    assert lines[hooks + 1].startswith("  note: Codex runs a new or changed hook only after")
+    assert "Note:" not in result.output
+
+
+def test_an_untrusted_codex_project_the_user_scope_covers_is_a_note_not_a_failure(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run_install("install", ["codex"], "project", command="/opt/venv/bin/colony-tasks", cwd=repo)
+    monkeypatch.chdir(repo)
+    open_default().close()
+    code, report = run_doctor()
+    hooks = by_name(report)["hooks"]
+    assert hooks["ok"], hooks
+    assert any("user-scope hooks" in n and "Codex does not trust" in n for n in hooks["notes"])
+
+
+def test_claude_workspace_trust_note_only_until_the_folder_is_trusted(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run_install("install", ["claude"], "project", command="/opt/venv/bin/colony-tasks", cwd=repo)
+    monkeypatch.chdir(repo)
+    open_default().close()
+    notes = by_name(run_doctor()[1])["hooks"]["notes"]
+    assert any("workspace trust" in n for n in notes)
+    state_file = agents_home / ".claude.json"
+    state = json.loads(state_file.read_text())
+    state["projects"][str(repo)]["hasTrustDialogAccepted"] = True
+    state_file.write_text(json.dumps(state))
+    notes = by_name(run_doctor()[1])["hooks"]["notes"]
+    assert not any("workspace trust" in n for n in notes)
+
+
+def test_hook_log_failures_name_the_log_and_fix_archives_them(home: Path, repo: Path):
+    open_default().close()
+    paths.log("hook stop failed: OperationalError: disk I/O error")
+    code, report = run_doctor()
+    log = by_name(report)["hook log"]
+    assert not log["ok"] and log["fixable"] and paths.log_path() in log["detail"]
+    code, report = run_doctor("--fix")
+    assert any("Archived 1 hook failures" in r for r in report["repairs"])
+    assert by_name(report)["hook log"]["ok"]
+    assert "disk I/O error" in Path(paths.log_path() + ".1").read_text()
+
+
+def test_plugin_and_settings_file_install_together_are_reported_with_which_to_remove(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(repo)
+    open_default().close()
+    settings = agents_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["enabledPlugins"] = {"colony-tasks@colony-tasks": True, "other@x": True}
+    settings.write_text(json.dumps(data))
+
+    code, report = run_doctor()
+    hooks = by_name(report)["hooks"]
+    assert code == 1 and not hooks["ok"]
+    assert "installed twice for Claude Code" in hooks["detail"]
+    assert "`colony-tasks uninstall --agent claude` (--scope user)" in hooks["detail"]
+    assert "`claude plugin uninstall colony-tasks@colony-tasks`" in hooks["detail"]
+    again = CliRunner().invoke(cli, ["install", "--agent", "claude"])
+    assert "Warning: colony-tasks is installed twice for Claude Code" in again.output
+
+    data["enabledPlugins"]["colony-tasks@colony-tasks"] = False
+    settings.write_text(json.dumps(data))
+    assert by_name(run_doctor()[1])["hooks"]["ok"]
+
+
+def test_codex_plugin_and_hooks_json_install_together_are_reported(
+    agents_home: Path, home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.chdir(repo)
+    open_default().close()
+    config = agents_home / ".codex" / "config.toml"
+    config.write_text(
+        config.read_text() + '\n[plugins."colony-tasks@colony-tasks"]\nenabled = true\n'
+    )
+    code, report = run_doctor()
+    detail = by_name(report)["hooks"]["detail"]
+    assert code == 1 and "installed twice for Codex" in detail
+    assert "`codex plugin remove colony-tasks@colony-tasks`" in detail

@@ -679,22 +679,42 @@ def test_committed_plugin_files_equal_the_generated_ones() -> None:
     assert stale == [], f"regenerate with `python -m colony_tasks.install.layout`: {stale}"
 
 
-def test_plugin_files_use_colony_tasks_from_path_in_exec_form() -> None:
+def test_plugin_files_run_the_launcher_for_both_agents() -> None:
     hooks = layout.plugin_hooks()
-    assert hooks["description"]
     handlers = our_handlers(hooks)
     assert [e for e, _ in handlers] == [e.name for e in EVENTS]
-    assert {h["command"] for _, h in handlers} == {"colony-tasks"}
+    for event, handler in handlers:
+        slug = next(e.slug for e in EVENTS if e.name == event)
+        # Shell form, as Codex needs; the launcher adds --agent.
+        assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/bin/colony-tasks" hook {slug}'
+    pre = hooks["hooks"]["PreToolUse"][0]["matcher"]
+    assert re.fullmatch(pre, "Edit") and re.fullmatch(pre, "apply_patch")
+    assert not re.fullmatch(pre, "Read")
+    post = hooks["hooks"]["PostToolUse"][0]["matcher"]
+    assert re.fullmatch(post, "mcp__plugin_colony-tasks_colony-tasks__task_post")
     assert layout.plugin_mcp() == {
         "mcpServers": {
             "colony-tasks": {
-                "command": "colony-tasks",
+                "command": "${CLAUDE_PLUGIN_ROOT}/bin/colony-tasks",
                 "args": ["mcp"],
                 "env": {"COLONY_TASKS_HOME": "${COLONY_TASKS_HOME:-}"},
             }
         }
     }
-    assert layout.settings_example()["hooks"] == hooks["hooks"]
+    example = layout.settings_example()["hooks"]
+    assert {h["command"] for _, h in our_handlers({"hooks": example})} == {"colony-tasks"}
+
+
+def test_plugin_and_marketplace_manifests_validate_against_their_schemas() -> None:
+    assert_valid("codex-hooks.json", layout.plugin_hooks())
+    assert_valid("codex-plugin-manifest.json", layout.codex_manifest())
+    claude_market = layout.claude_marketplace()
+    assert claude_market["plugins"][0]["source"] == "./"
+    assert claude_market["plugins"][0]["name"] == layout.plugin_manifest()["name"]
+    codex_market = layout.codex_marketplace()
+    assert codex_market["plugins"][0]["source"] == {"source": "local", "path": "./"}
+    assert codex_market["plugins"][0]["name"] == layout.codex_manifest()["name"]
+    assert (REPO / "bin" / "colony-tasks").stat().st_mode & stat.S_IXUSR
 
 
 def test_layout_check_reports_drift_and_write_fixes_it(tmp_path: Path) -> None:
@@ -727,3 +747,36 @@ def test_project_install_says_what_each_machine_must_do_once(tmp_path: Path, hom
     assert "run `colony-tasks` from PATH" in out
     assert "workspace trust" in out and "open /hooks" in out
     assert "trust the project" in out
+
+
+def test_install_help_names_the_folder_backups_really_go_to(homes: Homes) -> None:
+    seed_user_files(homes)
+    help_text = " ".join(cli_run("install", "--help").output.split())
+    change = next(c for c in run("install", command=EXE).changes if c.backup is not None)
+    assert change.backup is not None
+    backups = change.backup.parent.parent
+    assert backups == homes.home / ".colony-tasks" / "backups"
+    assert "~/.colony-tasks/backups/" in help_text
+    assert "<file>.colony-tasks-<timestamp>.bak" in help_text
+    assert change.backup.name.startswith(change.path.name + ".colony-tasks-")
+
+
+def test_project_uninstall_leaves_no_approval_and_no_empty_folder(
+    tmp_path: Path, homes: Homes
+) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    run("install", scope="project", command=EXE, cwd=root)
+    # Claude Code records the user's approval of the .mcp.json server here itself.
+    local = root / ".claude" / "settings.local.json"
+    write_json(local, {"enabledMcpjsonServers": ["colony-tasks", "other"], "model": "opus"})
+
+    run("uninstall", scope="project", cwd=root)
+
+    assert load(local) == {"enabledMcpjsonServers": ["other"], "model": "opus"}
+    assert not (root / ".codex").exists()
+    local.unlink()
+    run("install", scope="project", command=EXE, cwd=root)
+    write_json(local, {"enabledMcpjsonServers": ["colony-tasks"]})
+    run("uninstall", scope="project", cwd=root)
+    assert sorted(p.name for p in root.iterdir()) == [".git"]

@@ -19,6 +19,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from colony_tasks.errors import Misconfigured
 from colony_tasks.store import open_store
 from colony_tasks.store.pg import StoreUnavailable, connect
 from tests.hookrun import EXE, claude
@@ -105,7 +106,7 @@ def test_the_team_store_is_reached_over_tls_only_and_with_the_team_s_ca(
             connect(url)
         assert ALICE_PW not in str(refused.value)
     # A misspelt mode is an error, not a quiet "TLS if offered, unverified".
-    with pytest.raises(ValueError, match="Unknown sslmode 'verify_full'") as misspelt:
+    with pytest.raises(Misconfigured, match="Unknown sslmode 'verify_full'") as misspelt:
         connect(team_server.url("alice_laptop", ALICE_PW, "verify_full"))
     assert ALICE_PW not in str(misspelt.value)
 

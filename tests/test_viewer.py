@@ -501,3 +501,35 @@ def test_the_human_resolves_a_blocker_from_its_card(authed, world, store):
         f"/tasks/{world['task_id']}/resolve", data={"token": TOKEN, "blocker_id": str(blocker.id)}
     )
     assert again.status_code == 409 and "already resolved" in text_of(again)
+
+
+def test_what_the_viewer_says_about_its_token_matches_what_it_enforces(
+    home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from click.testing import CliRunner
+
+    from colony_tasks.cli import cli
+    from colony_tasks.viewer import server as server_mod
+
+    started: list[str] = []
+    monkeypatch.setattr(server_mod, "serve", lambda app, sock, url, **kw: started.append(url))
+    monkeypatch.chdir(repo)
+    run = CliRunner().invoke(cli, ["viewer", "--port", "0"])
+    assert run.exit_code == 0 and started
+    help_text = " ".join(CliRunner().invoke(cli, ["viewer", "--help"]).output.split())
+    said: list[str] = []
+    warn_if_exposed("0.0.0.0", said.append)
+    banner = " ".join(line.strip("! ") for line in said[0].splitlines())
+    # Reads need the token: a page without it is refused ...
+    from colony_tasks.store import open_default
+
+    store = open_default()
+    try:
+        with TestClient(create_app(store, "t0ken")) as client:
+            assert client.get("/").status_code == 403
+    finally:
+        store.close()
+    # ... and every text says so, none says only posting needs it.
+    for text in (run.output, help_text, banner):
+        assert "reads included" in text, text
+        assert "osting from the page needs" not in text and "Posting still needs" not in text

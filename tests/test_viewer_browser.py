@@ -228,3 +228,32 @@ def test_screenshots_of_the_thread_chain_lanes_and_claims(page, served):
             expect(page.locator("#live-dot.ok")).to_be_attached(timeout=WAIT_MS)
         page.screenshot(path=str(ARTIFACTS / name), full_page=True)
         assert (ARTIFACTS / name).stat().st_size > 10_000
+
+
+def test_participants_card_text_stays_inside_the_card_at_1400_px(browser, served):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        opened = context.new_page()
+        for task in (served["task_id"], served["chain_id"]):
+            open_page(opened, served, f"/tasks/{task}")
+            card = opened.locator("section.side-block", has_text="Participants").first
+            expect(card).to_be_visible()
+            overflow = card.evaluate(
+                """card => {
+                    const box = card.getBoundingClientRect();
+                    const out = [];
+                    for (const el of card.querySelectorAll('*')) {
+                        const r = el.getBoundingClientRect();
+                        if (r.width === 0) continue;
+                        if (r.right > box.right + 0.5 || r.left < box.left - 0.5
+                            || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+                            out.push(el.tagName + '.' + el.className + ': ' + el.textContent.trim().slice(0, 40));
+                    }
+                    return out;
+                }"""
+            )
+            ARTIFACTS.mkdir(exist_ok=True)
+            card.screenshot(path=str(ARTIFACTS / f"viewer-participants-{task}.png"))
+            assert overflow == [], overflow
+    finally:
+        context.close()

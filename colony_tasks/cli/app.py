@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-from .. import __version__
+from .. import __version__, environment
 from ..errors import ColonyError, describe
 from .output import CONTEXT_SETTINGS, STEP_WORDING
 
@@ -39,7 +39,8 @@ COMMANDS = {
 
 class ColonyGroup(click.Group):
     """Loads each command's module when the command is asked for, and turns the core's named
-    errors into one-sentence CLI errors (no tracebacks)."""
+    errors and a broken environment (:mod:`colony_tasks.environment`) into one-line CLI
+    errors with the next step (no tracebacks)."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module = COMMANDS.get(cmd_name)
@@ -57,6 +58,15 @@ class ColonyGroup(click.Group):
             return super().invoke(ctx)
         except ColonyError as error:
             raise click.ClickException(describe(error, STEP_WORDING)) from None
+        except click.ClickException:
+            raise
+        except Exception as error:
+            # The environment, not the command, failed (a damaged database, an unreachable
+            # team store, ...): one line with the next step. Anything else is a bug: re-raised.
+            message = environment.explain(error)
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
 
 
 @click.group(cls=ColonyGroup, context_settings=CONTEXT_SETTINGS)

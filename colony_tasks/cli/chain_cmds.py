@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 
 from .. import actions
 from ..kinds import ObsKind
+from ..models import Session
 from ..render import iso, item_line
 from ..store import Store
 from .app import cli
@@ -17,9 +20,12 @@ AS_OPTION = click.option(
     "--as", "as_name", default=None, help="Your name in the chain (default: your login)."
 )
 
+T = TypeVar("T")
 
-def _me(store: Store, as_name: str | None):
-    return actions.cli_actor(store, as_name, os.getcwd())
+
+def _as_me(store: Store, as_name: str | None, act: Callable[[Session], T]) -> T:
+    """Run ``act`` as the human ``--as`` names; nothing stays behind when it is refused."""
+    return actions.as_human(store, as_name, os.getcwd(), act)
 
 
 @cli.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
@@ -37,7 +43,7 @@ def chain(ctx: click.Context) -> None:
 @with_store
 def chain_create(store: Store, name: str, as_name: str | None, as_json: bool) -> None:
     """Create a chain that you coordinate (you hold the first turn)."""
-    chain = actions.chain_create(store, _me(store, as_name), name)
+    chain = _as_me(store, as_name, lambda me: actions.chain_create(store, me, name))
     emit(
         as_json,
         chain,
@@ -56,7 +62,9 @@ def chain_add(
     store: Store, chain_id: int, participant: str, prompt: str, as_name: str | None, as_json: bool
 ) -> None:
     """Add PARTICIPANT (a handle or session id) and give it the turn with PROMPT."""
-    posted = actions.chain_add(store, _me(store, as_name), chain_id, participant, prompt)
+    posted = _as_me(
+        store, as_name, lambda me: actions.chain_add(store, me, chain_id, participant, prompt)
+    )
     emit(
         as_json,
         posted,
@@ -77,7 +85,7 @@ def chain_pass(
     store: Store, chain_id: int, to: str, prompt: str, as_name: str | None, as_json: bool
 ) -> None:
     """Give the turn to TO with PROMPT."""
-    posted = actions.chain_pass(store, _me(store, as_name), chain_id, to, prompt)
+    posted = _as_me(store, as_name, lambda me: actions.chain_pass(store, me, chain_id, to, prompt))
     emit(as_json, posted, lambda: f"Passed the turn of chain {chain_id} to {posted.to or 'you'}.")
 
 
@@ -91,7 +99,7 @@ def chain_say(
     store: Store, chain_id: int, content: str, as_name: str | None, as_json: bool
 ) -> None:
     """Post CONTENT to the chain (only while you hold the turn)."""
-    posted = actions.chain_say(store, _me(store, as_name), chain_id, content)
+    posted = _as_me(store, as_name, lambda me: actions.chain_say(store, me, chain_id, content))
     emit(as_json, posted, lambda: f"Posted #{posted.id} to chain {chain_id}.")
 
 
@@ -102,7 +110,7 @@ def chain_say(
 @with_store
 def chain_close(store: Store, chain_id: int, as_name: str | None, as_json: bool) -> None:
     """Complete the chain: no more posts; the history stays readable."""
-    chain = actions.chain_close(store, _me(store, as_name), chain_id)
+    chain = _as_me(store, as_name, lambda me: actions.chain_close(store, me, chain_id))
     emit(as_json, chain, lambda: f"Chain {chain.chain_id} is {chain.status}.")
 
 

@@ -41,7 +41,10 @@ def doctor(fix: bool, as_json: bool) -> None:
     ok = all(c["ok"] for c in checks)
 
     def render() -> str:
-        lines = [f"{'✓' if c['ok'] else '✗'} {c['check']}: {c['detail']}" for c in checks]
+        lines = []
+        for c in checks:
+            lines.append(f"{'✓' if c['ok'] else '✗'} {c['check']}: {c['detail']}")
+            lines.extend(f"  note: {note}" for note in c.get("notes", []))
         lines.extend(f"fixed: {r}" for r in repairs)
         damaged = any(c["check"] == "integrity" and not c["ok"] for c in checks)
         if not ok and not fix and not damaged and any(c["fixable"] for c in checks):

@@ -81,7 +81,8 @@ def next_steps(plan: Plan) -> list[str]:
     if plan.scope == "project":
         steps.append(
             "The project files run `colony-tasks` from PATH, so they can be committed. Each"
-            " teammate installs colony-tasks (e.g. `pipx install colony-tasks`) and runs"
+            " teammate installs colony-tasks from the checkout (`pipx install .` or"
+            " `uv tool install .`) and runs"
             " `colony-tasks install --scope project` once: that records this machine's Codex"
             " MCP server and Claude Code's approval of .mcp.json in their own user files."
         )
@@ -92,6 +93,19 @@ def next_steps(plan: Plan) -> list[str]:
             )
         if "claude" in plan.agents:
             steps.append(status.CLAUDE_TRUST_STEP)
+    if plan.action == "install":
+        from ..install.files import InstallError
+        from ..install.locate import repo_root
+
+        try:
+            root = repo_root()
+        except InstallError:
+            root = None
+        checks = {"claude": status.double_install, "codex": status.codex_double_install}
+        for agent in plan.agents:
+            twice = checks[agent](root)
+            if twice:
+                steps.append(f"Warning: {twice}")
     if "codex" in plan.agents:
         steps.append(status.CODEX_TRUST_STEP)
         if plan.scope == "project":
@@ -118,8 +132,12 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     """Register the hooks and the MCP server with Claude Code and/or Codex.
 
     Safe to run again: it changes nothing when already installed and replaces entries left by
-    an install from another virtualenv. Each changed file is backed up first as
-    <file>.colony-tasks-<timestamp>.bak.
+    an install from another virtualenv.
+
+    \b
+    Each changed file is backed up first (never beside it) into
+      ~/.colony-tasks/backups/  (COLONY_TASKS_HOME/backups/ when set)
+    as <file>.colony-tasks-<timestamp>.bak; the output names each backup.
     """
     _run("install", agent, scope, dry_run, as_json)
 

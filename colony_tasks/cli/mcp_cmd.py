@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..store import open_default
 from .app import cli
 from .output import CONTEXT_SETTINGS
 
@@ -25,4 +26,7 @@ def mcp_command(log_level: str) -> None:
     # command must stay fast.
     from colony_tasks.mcp_server.server import serve
 
+    # Open the store once before serving: a broken environment (a damaged file, the team
+    # store away) then fails here as one line (see ColonyGroup) instead of a logged traceback.
+    open_default().close()
     serve(log_level=log_level.upper())  # type: ignore[arg-type]  # click.Choice checked it

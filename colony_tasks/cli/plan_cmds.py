@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 
 from .. import actions, work
 from ..kinds import FINISH_STATES
-from ..models import WorkItem
+from ..models import Session, WorkItem
 from ..render import ago
 from ..store import Store
 from .app import cli
@@ -19,9 +21,12 @@ TASK_OPTION = click.option(
     "--task", "task_id", type=int, default=None, help="The task (default: this folder's lane task)."
 )
 
+T = TypeVar("T")
 
-def _me(store: Store, as_name: str | None):
-    return actions.cli_actor(store, as_name, os.getcwd())
+
+def _as_me(store: Store, as_name: str | None, act: Callable[[Session], T]) -> T:
+    """Run ``act`` as the human ``--as`` names; nothing stays behind when it is refused."""
+    return actions.as_human(store, as_name, os.getcwd(), act)
 
 
 def _line(item: WorkItem) -> str:
@@ -106,7 +111,9 @@ def plan_add(
         "depends_on": [f"#{a}" for a in after],
         "description": description or "",
     }
-    planned = actions.plan_work(store, _me(store, as_name), [spec], task_id=task_id)
+    planned = _as_me(
+        store, as_name, lambda me: actions.plan_work(store, me, [spec], task_id=task_id)
+    )
     ready = " It is ready to take." if planned.ready else ""
     emit(
         as_json,
@@ -125,7 +132,9 @@ def plan_take(
     store: Store, item_id: int | None, task_id: int | None, as_name: str | None, as_json: bool
 ) -> None:
     """Take ITEM_ID (default: the next ready item) and claim its files."""
-    taken = actions.take_work(store, _me(store, as_name), item_id, task_id=task_id)
+    taken = _as_me(
+        store, as_name, lambda me: actions.take_work(store, me, item_id, task_id=task_id)
+    )
 
     def render() -> str:
         if taken.item is None:
@@ -161,8 +170,10 @@ def plan_done(
     as_json: bool,
 ) -> None:
     """Finish ITEM_ID with a SUMMARY (done, or --state blocked/dropped)."""
-    done = actions.finish_work(
-        store, _me(store, as_name), item_id, summary, state=state, reason=reason
+    done = _as_me(
+        store,
+        as_name,
+        lambda me: actions.finish_work(store, me, item_id, summary, state=state, reason=reason),
     )
 
     def render() -> str:
@@ -182,7 +193,7 @@ def plan_reassign(
     store: Store, item_id: int, to: str | None, as_name: str | None, as_json: bool
 ) -> None:
     """Give ITEM_ID to another session, or put it back to open (the stuck-agent move)."""
-    item = actions.reassign_work(store, _me(store, as_name), item_id, to)
+    item = _as_me(store, as_name, lambda me: actions.reassign_work(store, me, item_id, to))
     emit(as_json, item, lambda: f"Item {_line(item)}.")
 
 
@@ -196,7 +207,7 @@ def plan_drop(
     store: Store, item_id: int, reason: str | None, as_name: str | None, as_json: bool
 ) -> None:
     """Drop ITEM_ID: it will not be done and no longer holds up the items after it."""
-    done = actions.drop_work(store, _me(store, as_name), item_id, reason)
+    done = _as_me(store, as_name, lambda me: actions.drop_work(store, me, item_id, reason))
     ready = "; ".join(_line(i) for i in done.ready)
     emit(
         as_json,

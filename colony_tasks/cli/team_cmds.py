@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .. import backend, paths
+from .. import backend, environment, paths
+from ..errors import ColonyError
 from ..store import Store
 from ..store import open_store as open_store_at
 from ..team import status as relay_status
@@ -24,7 +25,8 @@ def migrate(as_json: bool) -> None:
     try:
         store: Store = open_store_at(address, migrate=False) if url else open_store_at(address)
     except Exception as error:  # noqa: BLE001 - the message is redacted below
-        raise click.ClickException(backend.redact_url(str(error))) from None
+        explained = None if isinstance(error, ColonyError) else environment.explain(error)
+        raise click.ClickException(backend.redact_url(explained or str(error))) from None
     try:
         applied = store.migrate()
         version = store.schema_version()

@@ -9,6 +9,7 @@ import click
 from .. import actions
 from .. import claims as claims_mod
 from ..kinds import POSTABLE_KINDS
+from ..models import Session
 from ..render import ago
 from ..store import Store
 from .app import cli
@@ -48,10 +49,24 @@ def post(
     as_json: bool,
 ) -> None:
     """Post TEXT to task TASK_ID as a human participant."""
-    me = actions.cli_actor(store, as_name, os.getcwd())
-    posted = actions.post(
-        store, me, text, kind=kind, task_id=task_id, to=to, in_reply_to=in_reply_to, urgent=urgent
-    )
+    me = None
+
+    def act(human: Session) -> actions.Outcome:
+        nonlocal me
+        me = human
+        return actions.post(
+            store,
+            human,
+            text,
+            kind=kind,
+            task_id=task_id,
+            to=to,
+            in_reply_to=in_reply_to,
+            urgent=urgent,
+        )
+
+    posted = actions.as_human(store, as_name, os.getcwd(), act)
+    assert me is not None
 
     def render() -> str:
         if posted.message:
@@ -75,7 +90,9 @@ def post(
 @with_store
 def withdraw(store: Store, item_id: int, as_name: str | None, as_json: bool) -> None:
     """Withdraw your own pending question or handoff ITEM_ID."""
-    done = actions.withdraw(store, actions.cli_actor(store, as_name, os.getcwd()), item_id)
+    done = actions.as_human(
+        store, as_name, os.getcwd(), lambda me: actions.withdraw(store, me, item_id)
+    )
     emit(as_json, done, lambda: f"Withdrew #{item_id} (message #{done.id}).")
 
 
@@ -89,8 +106,11 @@ def resolve(
     store: Store, blocker_id: int, note: str | None, as_name: str | None, as_json: bool
 ) -> None:
     """Mark the open blocker BLOCKER_ID resolved, with an optional NOTE."""
-    done = actions.resolve_blocker(
-        store, actions.cli_actor(store, as_name, os.getcwd()), blocker_id, note
+    done = actions.as_human(
+        store,
+        as_name,
+        os.getcwd(),
+        lambda me: actions.resolve_blocker(store, me, blocker_id, note),
     )
     emit(as_json, done, lambda: f"Resolved blocker #{blocker_id} (message #{done.id}).")
 

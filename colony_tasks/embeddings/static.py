@@ -129,7 +129,7 @@ class StaticEmbedder:
             from tokenizers import Tokenizer
         except ImportError as error:
             raise EmbedderUnavailable(
-                "The 'static' embedding backend needs tokenizers: pip install colony-tasks."
+                "The 'static' embedding backend needs tokenizers: reinstall colony-tasks."
             ) from error
         tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
         tokenizer.no_padding()

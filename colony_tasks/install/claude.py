@@ -182,3 +182,19 @@ def withdraw_approval(data: dict[str, Any], root: Path) -> None:
         del projects[str(root)]
         if not projects:
             del data["projects"]
+
+
+def local_settings_path(root: Path) -> Path:
+    """``.claude/settings.local.json``: where Claude Code itself records that the user approved
+    a project's ``.mcp.json`` servers (never committed; install does not write it)."""
+    return root / ".claude" / "settings.local.json"
+
+
+def withdraw_local_approval(data: dict[str, Any]) -> None:
+    """Take our server out of the approvals Claude Code recorded in settings.local.json."""
+    for key in (APPROVALS, "disabledMcpjsonServers"):
+        names = data.get(key)
+        if isinstance(names, list) and SERVER_NAME in names:
+            data[key] = [name for name in names if name != SERVER_NAME]
+            if not data[key]:
+                del data[key]

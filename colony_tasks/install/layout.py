@@ -1,8 +1,16 @@
-"""The Claude Code plugin files at the repository root, generated from the installer's code.
+"""The plugin files at the repository root, generated from the installer's code.
+
+The repository is a Claude Code plugin marketplace (``.claude-plugin/marketplace.json``) and a
+Codex one (``.agents/plugins/marketplace.json``), each listing the one plugin at its root:
+``.claude-plugin/plugin.json`` and ``.codex-plugin/plugin.json``, one shared
+``hooks/hooks.json`` and ``.mcp.json``. Their commands run ``bin/colony-tasks``, which builds
+the plugin's own Python environment under the plugin's data folder on first use and then execs
+its console script (and passes ``--agent``: Codex sets ``PLUGIN_ROOT``, Claude Code does not).
 
 ``python -m colony_tasks.install.layout [ROOT]`` writes them; ``--check`` only reports files
 that differ (exit 1). A test asserts the committed files equal :func:`generated_files`, so the
-plugin and the installer never drift apart. Plugin hooks run ``colony-tasks`` from PATH.
+plugin and the installer never drift apart. ``settings.example.json`` (a block to paste into a
+settings file by hand) runs ``colony-tasks`` from PATH.
 """
 
 from __future__ import annotations
@@ -14,9 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from . import claude
+from . import claude, hookblock
 
-PLUGIN_COMMAND = "colony-tasks"
+PATH_COMMAND = "colony-tasks"
+#: The plugin's launcher (bin/ is also on the Bash tool's PATH while the plugin is enabled).
+PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/bin/colony-tasks"
+MARKETPLACE = "colony-tasks"
+#: The first SessionStart builds the plugin's environment (tens of seconds, once).
+FIRST_USE_TIMEOUT = 300
 DESCRIPTION = (
     "A shared task thread per repository+branch for Claude Code and Codex sessions: "
     "lifecycle hooks and an MCP server over one SQLite store."
@@ -35,23 +48,93 @@ def plugin_manifest() -> dict[str, Any]:
     }
 
 
+def _shared_matcher(event: hookblock.HookEvent) -> str | None:
+    """One matcher for both agents: the union of their tool names (each agent only ever
+    sends its own)."""
+    if event.claude_matcher is None:
+        return None
+    claude_tools = event.claude_matcher.strip("^$()")
+    codex_tools = (event.codex_matcher or "").strip("^$()")
+    names = dict.fromkeys([*claude_tools.split("|"), *codex_tools.split("|")])
+    return f"^({'|'.join(names)})$"
+
+
 def plugin_hooks() -> dict[str, Any]:
-    """``hooks/hooks.json``: the same hook block the installer writes, from PATH."""
-    return {
-        "description": "colony-tasks: session, prompt, file-edit and stop events for the shared "
-        "task thread.",
-        "hooks": claude.hooks_object(PLUGIN_COMMAND),
-    }
+    """``hooks/hooks.json`` for both agents: the installer's events, run by the launcher."""
+    hooks: dict[str, Any] = {}
+    for event in hookblock.EVENTS:
+        timeout = FIRST_USE_TIMEOUT if event.slug == "session-start" else event.timeout
+        # Shell form (Codex has no exec form); both agents set CLAUDE_PLUGIN_ROOT.
+        handler = {
+            "type": "command",
+            "command": f'"{PLUGIN_COMMAND}" hook {event.slug}',
+            "timeout": timeout,
+        }
+        group: dict[str, Any] = {"hooks": [handler]}
+        matcher = _shared_matcher(event)
+        if matcher:
+            group = {"matcher": matcher, **group}
+        hooks[event.name] = [group]
+    # No top-level "description": Codex's hooks.json allows only "hooks".
+    return {"hooks": hooks}
 
 
 def plugin_mcp() -> dict[str, Any]:
-    """``.mcp.json``: the colony-tasks MCP server over stdio."""
+    """``.mcp.json``: the colony-tasks MCP server over stdio, through the launcher."""
     return {"mcpServers": {claude.SERVER_NAME: claude.server_entry(PLUGIN_COMMAND)}}
+
+
+def claude_marketplace() -> dict[str, Any]:
+    """``.claude-plugin/marketplace.json``: this repository as a marketplace of one plugin."""
+    return {
+        "name": MARKETPLACE,
+        "description": "colony-tasks for Claude Code: hooks and an MCP server in one plugin.",
+        "owner": {"name": "colony-tasks maintainers"},
+        "plugins": [{"name": "colony-tasks", "source": "./", "description": DESCRIPTION}],
+    }
+
+
+def codex_manifest() -> dict[str, Any]:
+    """``.codex-plugin/plugin.json``; hooks come from the default ``hooks/hooks.json``."""
+    return {
+        "name": "colony-tasks",
+        "version": __version__,
+        "description": DESCRIPTION,
+        "author": {"name": "colony-tasks maintainers"},
+        "license": "Apache-2.0",
+        "keywords": ["tasks", "coordination", "hooks", "mcp"],
+        "mcpServers": "./.mcp.json",
+        "interface": {
+            "displayName": "colony-tasks",
+            "shortDescription": "A shared task thread for the agents on one repository.",
+            "longDescription": DESCRIPTION,
+            "developerName": "colony-tasks maintainers",
+            "category": "Coding",
+            "capabilities": ["hooks", "mcp"],
+            "defaultPrompt": "Who else is working on this repository, and on what?",
+        },
+    }
+
+
+def codex_marketplace() -> dict[str, Any]:
+    """``.agents/plugins/marketplace.json``: the Codex marketplace of the same plugin."""
+    return {
+        "name": MARKETPLACE,
+        "interface": {"displayName": "colony-tasks"},
+        "plugins": [
+            {
+                "name": "colony-tasks",
+                "source": {"source": "local", "path": "./"},
+                "policy": {"installation": "AVAILABLE"},
+                "category": "Coding",
+            }
+        ],
+    }
 
 
 def settings_example() -> dict[str, Any]:
     """``settings.example.json``: the block to paste into ~/.claude/settings.json by hand."""
-    return {"$schema": claude.SETTINGS_SCHEMA_URL, "hooks": claude.hooks_object(PLUGIN_COMMAND)}
+    return {"$schema": claude.SETTINGS_SCHEMA_URL, "hooks": claude.hooks_object(PATH_COMMAND)}
 
 
 def _dumps(data: dict[str, Any]) -> str:
@@ -62,6 +145,9 @@ def generated_files() -> dict[str, str]:
     """Relative path → exact file content."""
     return {
         ".claude-plugin/plugin.json": _dumps(plugin_manifest()),
+        ".claude-plugin/marketplace.json": _dumps(claude_marketplace()),
+        ".codex-plugin/plugin.json": _dumps(codex_manifest()),
+        ".agents/plugins/marketplace.json": _dumps(codex_marketplace()),
         "hooks/hooks.json": _dumps(plugin_hooks()),
         ".mcp.json": _dumps(plugin_mcp()),
         "settings.example.json": _dumps(settings_example()),

@@ -27,7 +27,7 @@ def find_executable() -> str:
         return os.path.abspath(found)
     raise InstallError(
         f"Cannot find the {EXECUTABLE} executable next to {sys.executable} or on PATH. "
-        "Install the package (for example `pipx install colony-tasks`), then run again."
+        "Install it from the colony-tasks checkout (`pipx install .` or `uv tool install .`), then run again."
     )
 
 

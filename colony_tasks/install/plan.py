@@ -10,7 +10,7 @@ Scopes:
   console script.
 - **project** writes files meant to be committed (``.claude/settings.json``, ``.mcp.json``,
   ``.codex/hooks.json``), so they name ``colony-tasks`` as found on PATH: each teammate's
-  per-machine step is to have it on PATH (``pipx install colony-tasks``). What only this
+  per-machine step is to have it on PATH (``pipx install .`` from the checkout). What only this
   machine needs goes to user-level files: Codex's MCP server (Codex reads it from
   ``$CODEX_HOME/config.toml``) and Claude Code's approval of the ``.mcp.json`` server
   (``~/.claude.json`` ``projects[<repo>].enabledMcpjsonServers``).
@@ -166,6 +166,14 @@ def _edits(
                     _json_edit(approve, removing),
                 )
             )
+            if removing:
+                edits.append(
+                    (
+                        claude.local_settings_path(root),
+                        "Claude Code's own record of that approval",
+                        _json_edit(claude.withdraw_local_approval, removing),
+                    )
+                )
     if "codex" in agents:
         hooks = codex.uninstall_hooks if removing else _bind(codex.install_hooks, portable)
         edits.append((codex.hooks_path(scope, root), "Codex hooks", _json_edit(hooks, removing)))
@@ -254,6 +262,11 @@ def apply(plan: Plan, now: float | None = None) -> Plan:
             change.backup = backup(change.path, now)
         if change.after is None:
             remove(change.path)
+            if not change.private:  # a project folder (.claude/, .codex/) left empty
+                try:
+                    change.path.parent.rmdir()
+                except OSError:
+                    pass
         else:
             atomic_write(change.path, change.after, private=change.private)
     return plan

@@ -77,6 +77,80 @@ def codex_project_trusted(config: dict[str, Any], root: Path) -> bool:
     return False
 
 
+def claude_workspace_trusted(root: Path) -> bool:
+    """Whether Claude Code recorded the folder's workspace trust as accepted (its state file,
+    ``projects[<root>].hasTrustDialogAccepted``)."""
+    projects = _json(claude.approval_path()).get("projects")
+    if not isinstance(projects, dict):
+        return False
+    for key in {str(root), str(root.resolve())}:
+        entry = projects.get(key)
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+    return False
+
+
+def claude_plugins(root: Path | None) -> list[str]:
+    """``colony-tasks@<marketplace>`` entries enabled in Claude Code's ``enabledPlugins``
+    (user settings, and the project's shared and local settings)."""
+    files = [claude.settings_path("user", None)]
+    if root is not None:
+        files += [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+    found: list[str] = []
+    for path in files:
+        enabled = _json(path).get("enabledPlugins")
+        if isinstance(enabled, dict):
+            found += [k for k, on in enabled.items() if k.startswith("colony-tasks@") and on]
+    return sorted(set(found))
+
+
+def double_install(root: Path | None) -> str | None:
+    """The sentence for the plugin *and* a settings-file install both active in Claude Code."""
+    plugins = claude_plugins(root)
+    settings = [p for p in where(root) if p.name != "hooks.json"]  # Claude's, not Codex's
+    if not plugins or not settings:
+        return None
+    scopes = " and ".join(
+        "--scope project" if root is not None and p.is_relative_to(root) else "--scope user"
+        for p in settings
+    )
+    return (
+        f"colony-tasks is installed twice for Claude Code: as the plugin {', '.join(plugins)}"
+        f" and in {', '.join(map(str, settings))}, so every hook fires twice (only the first"
+        f" acts). Keep one: `colony-tasks uninstall --agent claude` ({scopes}) or"
+        f" `claude plugin uninstall {plugins[0]}`."
+    )
+
+
+def codex_double_install(root: Path | None) -> str | None:
+    """The same for Codex: the plugin enabled in config.toml and a hooks.json install."""
+    configured = _codex_config().get("plugins")
+    plugins = sorted(
+        name
+        for name, entry in (configured.items() if isinstance(configured, dict) else [])
+        if name.startswith("colony-tasks@") and isinstance(entry, dict) and entry.get("enabled")
+    )
+    files = [p for p in where(root) if p.name == "hooks.json"]
+    if not plugins or not files:
+        return None
+    return (
+        f"colony-tasks is installed twice for Codex: as the plugin {', '.join(plugins)} and in"
+        f" {', '.join(map(str, files))}, so every hook fires twice (only the first acts). Keep"
+        f" one: `colony-tasks uninstall --agent codex` or `codex plugin remove {plugins[0]}`."
+    )
+
+
+def where(root: Path | None) -> list[Path]:
+    """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
+    claude_files = [claude.settings_path("user", None)]
+    if root is not None:
+        claude_files += [root / ".claude" / "settings.json", root / ".claude/settings.local.json"]
+    codex_files = [codex_home() / "hooks.json"]
+    if root is not None:
+        codex_files.append(codex.hooks_path("project", root))
+    return [p for p in (*claude_files, *codex_files) if _has_our_hooks(p)]
+
+
 def report(root: Path | None) -> tuple[list[str], list[str]]:
     """(problems, notes) about hook registration for the repository at ``root`` (or None)."""
     problems: list[str] = []
@@ -93,6 +167,9 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
             "No colony-tasks hooks are registered for Claude Code or Codex here; run"
             " `colony-tasks install`."
         )
+    for twice in (double_install(root), codex_double_install(root)):
+        if twice:
+            problems.append(twice)
     if codex_found:
         config = _codex_config()
         features = config.get("features") if isinstance(config.get("features"), dict) else {}
@@ -104,11 +181,19 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
             )
         untrusted = root is not None and not codex_project_trusted(config, root)
         if codex_project in codex_found and untrusted:
-            problems.append(
-                f"Codex does not trust {root}, so it skips {codex_project}; trust the"
-                " project when Codex asks (or install with --scope user)."
-            )
+            skipped = f"Codex does not trust {root}, so it skips {codex_project}"
+            if codex_user in codex_found:
+                # The user-scope hooks run anyway: nothing is missing, one scope is redundant.
+                notes.append(
+                    f"{skipped}; your user-scope hooks ({codex_user}) cover it, so"
+                    " `colony-tasks uninstall --scope project --agent codex` loses nothing."
+                )
+            else:
+                problems.append(
+                    f"{skipped}; trust the project when Codex asks (or install with --scope user)."
+                )
         notes.append(CODEX_TRUST_STEP)
-    if root is not None and (root / ".claude" / "settings.json") in claude_found:
+    project_claude = root is not None and (root / ".claude" / "settings.json") in claude_found
+    if project_claude and root is not None and not claude_workspace_trusted(root):
         notes.append(CLAUDE_TRUST_STEP)
     return problems, notes

@@ -45,6 +45,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .. import backend, paths
+from ..errors import Misconfigured
 from .base import StoreBase
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
@@ -117,10 +118,17 @@ class Store(
 
 def open_store(address: str, **kwargs) -> Store:
     """The store at ``address``: a SQLite file path, or a ``postgresql://`` URL (team mode)."""
+    backend.check_url(address)
     if address.startswith(("postgresql://", "postgres://")):
         # Imported here, not at the top: the driver must never load in a hook process.
-        from .pg import PgStore
+        try:
+            from .pg import PgStore
+        except ModuleNotFoundError as error:
+            if (error.name or "").split(".")[0] != "pg8000":
+                raise
+            from ..environment import missing_driver
 
+            raise Misconfigured(missing_driver()) from None
         return PgStore(address, **kwargs)
     return Store(address, **kwargs)
 

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 import pg8000.dbapi
 
-from ..backend import redact_url
+from ..backend import check_url, redact_url
+from ..errors import Misconfigured, StoreUnavailable
 from ..models import Observation
 from . import Store
 from .maintenance import Admin
@@ -67,10 +68,6 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     pg8000.dbapi.InterfaceError,
     OSError,
 )
-
-
-class StoreUnavailable(Exception):
-    """The PostgreSQL server cannot be reached (the message never holds the password)."""
 
 
 # -- the dialect ---------------------------------------------------------------------------
@@ -228,21 +225,14 @@ class Connection:
 # -- connecting ----------------------------------------------------------------------------
 
 
-SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
-
-
 def connect(url: str, *, timeout: float = CONNECT_TIMEOUT) -> Any:
     """A pg8000 connection for a ``postgresql://user:password@host:port/db?sslmode=`` URL."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("postgresql", "postgres"):
-        raise ValueError(f"Not a PostgreSQL URL: {redact_url(url)}")
+        raise Misconfigured(f"Not a PostgreSQL URL: {redact_url(url)}")
+    check_url(url)  # a misspelt verify-full must not quietly become "TLS if offered"
     query = dict(urllib.parse.parse_qsl(parts.query))
     sslmode = query.get("sslmode", "prefer")
-    if sslmode not in SSLMODES:
-        # A misspelt verify-full must not quietly become "TLS if offered, unverified".
-        raise ValueError(
-            f"Unknown sslmode {sslmode!r} in {redact_url(url)}; use one of {', '.join(SSLMODES)}."
-        )
     # pg8000: False is no TLS; None is TLS when the server offers it, unverified (libpq's
     # allow/prefer); a context is TLS required, verified as the context says.
     context: ssl.SSLContext | bool | None = False if sslmode == "disable" else None

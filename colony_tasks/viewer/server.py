@@ -65,8 +65,9 @@ def warn_if_exposed(host: str, write: Callable[[str], None] | None = None) -> bo
         "\n"
         "!!! WARNING: colony-tasks viewer is listening on "
         f"{host}, not on loopback.\n"
-        "!!! Anyone who can reach this machine on that address can read every agent's\n"
-        "!!! messages, claims and prompts. Posting still needs the token in the URL.\n"
+        "!!! Every request, reads included, needs the token in the printed URL, but that\n"
+        "!!! URL travels in clear text (plain HTTP): anyone who sees it can read every\n"
+        "!!! agent's messages, claims and prompts, and post as you.\n"
         "!!! Use --host 127.0.0.1 unless you really mean it.\n"
     )
     return True
