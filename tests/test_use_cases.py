@@ -189,11 +189,11 @@ def test_a_dependency_graph_is_saved_twice_on_either_backend(store):
     row = ("src/a.py", "python", 1, 10, "h1", None, "[]", "[]")
     edge = ("src/a.py", "src/b.py", '["f"]')
     common = {"root": "/r", "config_json": "{}", "skipped": {}}
-    store.save_dep_graph("/r/.git", files=[row], edges=[edge], **common)
+    store.graph.save("/r/.git", files=[row], edges=[edge], **common)
     newer = ("src/a.py", "python", 2, 12, "h2", None, "[]", "[]")
-    store.save_dep_graph(
+    store.graph.save(
         "/r/.git", files=[newer], edges=[("src/a.py", "src/b.py", '["g"]')], paths=[], **common
     )
-    files, edges = store.dep_graph_rows("/r/.git")
+    files, edges = store.graph.rows("/r/.git")
     assert [f[4] for f in files] == ["h2"]
     assert [e[2] for e in edges] == ['["g"]']

@@ -100,7 +100,11 @@ def _load(name: str) -> Embedder | None:
         try:
             from .bert import BertEmbedder
         except ImportError as error:
-            raise _missing(name, error, "pip install colony-tasks (numpy, tokenizers)") from error
+            raise _missing(
+                name,
+                error,
+                "reinstall colony-tasks from its checkout (`pipx install --force .`: numpy, tokenizers)",
+            ) from error
         return BertEmbedder()
     try:
         from .minilm import MiniLMEmbedder

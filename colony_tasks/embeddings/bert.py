@@ -331,7 +331,7 @@ class BertEmbedder:
                     from tokenizers import Tokenizer
                 except ImportError as error:
                     raise EmbedderUnavailable(
-                        "The 'minilm' embedding backend needs tokenizers: pip install colony-tasks."
+                        "The 'minilm' embedding backend needs tokenizers: reinstall colony-tasks from its checkout."
                     ) from error
                 tokenizer = Tokenizer.from_file(str(self._tokenizer_path))
                 tokenizer.no_padding()
