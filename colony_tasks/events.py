@@ -28,9 +28,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Event(record("Event", "session_id agent cwd agent_pid", defaults=(None,))):  # type: ignore[misc]
+class Event(record("Event", "session_id agent cwd agent_pid subagent", defaults=(None, ""))):  # type: ignore[misc]
     """Who raised a lifecycle event: the agent's session id, its kind, its working folder and
-    the agent process the hook runs under."""
+    the agent process the hook runs under; ``subagent`` names the subagent inside that session
+    that acted (``Explore a1b2c3``), '' for the session itself. A subagent's acts are its
+    parent session's: it has no session of its own."""
 
     __slots__ = ()
 
@@ -55,7 +57,19 @@ COMMAND_CHARS = 600
 DUPLICATE_WINDOW_SECONDS = 60
 # The events whose second run would record or inject something twice. Stop and SessionEnd
 # are idempotent (a refresh, an end), so they skip the fingerprint and its write.
-DEDUPED = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
+DEDUPED = frozenset(
+    {
+        "session-start",
+        "user-prompt-submit",
+        "pre-tool-use",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "subagent-start",
+    }
+)
+# SessionStart sources after which the model has lost what it was told (compaction, /clear):
+# a session the lane already knows is re-briefed (:func:`session_start`).
+REBRIEF_SOURCES = frozenset({"compact", "clear"})
 
 
 def first_time(store: Store, event: str, payload: bytes) -> bool:
@@ -104,9 +118,14 @@ def _undeliverable(store: Store, me: Session) -> str | None:
     return briefing.undeliverable(store.undelivered_for_sender(me.id))
 
 
-def session_start(store: Store, event: Event) -> Result:
+def session_start(store: Store, event: Event, source: str = "startup") -> Result:
     """Register (or refresh) the session, join its lane task, and brief it. A session new to
-    the task is not sent the task's history again as news at its first prompt."""
+    the task is not sent the task's history again as news at its first prompt.
+
+    After compaction or /clear (``source`` ``compact`` / ``clear``) a session already on its
+    task has lost its briefing and whatever it was told since: it is re-briefed with the
+    state it needs now and what is new since it was last told (the cursor then advances, as
+    at a prompt), within :data:`colony_tasks.briefing.REBRIEF_CHARS`."""
     with store.transaction():  # joined and marked briefed at once: one commit, not two
         joined = sessions_mod.register(
             store,
@@ -119,7 +138,25 @@ def session_start(store: Store, event: Event) -> Result:
             delivery.mark_briefed(store, joined.session, joined.task.id)
     from . import briefing
 
+    if source in REBRIEF_SOURCES and not joined.new_participant:
+        me = joined.session
+        groups = [
+            delivery.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
+            for task in store.tasks_of_session(me.id)
+        ]
+        return Result(context=briefing.rebrief(store, joined, groups))
     return Result(context=briefing.briefing(store, joined))
+
+
+def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
+    """A subagent starts inside the event's session (its parent): refresh the parent and give
+    the subagent a short brief of its own (others' claims, its parent's handle, what to do
+    before editing a held file), within :data:`colony_tasks.briefing.SUBAGENT_CHARS`. The
+    subagent has no session: what it does is recorded as its parent's, naming it."""
+    me = _session(store, event)
+    from . import briefing
+
+    return Result(context=briefing.subagent_brief(store, me, agent_type or "subagent"))
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
@@ -170,18 +207,25 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     return Result(context=warning)
 
 
-def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
+def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = False) -> Result:
     """After a tool: record the edit (auto-claiming its files) or the command, warn at once
-    about a collision, and deliver what is addressed to the session or urgent."""
+    about a collision, and deliver what is addressed to the session or urgent.
+
+    ``failed``: the tool failed (Claude Code's PostToolUseFailure: a shell command that exited
+    non-zero, an edit that did not apply). What a failed shell command changed on disk is
+    recorded and warned about like any other command's; the command is recorded as failed."""
     me = _session(store, event)
+    extra = _meta(event, failed)
     notes: list[str | None] = []
-    if tool.action == "edit":
-        notes.append(_after_edit(store, me, tool, event.cwd))
+    if tool.action == "edit" and not failed:  # a failed Edit/Write changed nothing
+        notes.append(_after_edit(store, me, tool, event.cwd, extra))
     elif tool.action == "shell" and tool.command.strip():
-        record_command(store, me, tool.command, tool=tool.name)
+        record_command(store, me, tool.command, tool=tool.name, meta=extra)
         changed = _shell_changed(store, me, tool, event.cwd)
         if changed:
-            notes.append(_after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd))
+            notes.append(
+                _after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd, extra)
+            )
     delivered = delivery.deliver_directed(store, me)
     if delivered:
         from . import briefing
@@ -191,14 +235,30 @@ def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     return _joined(notes)
 
 
-def _after_edit(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> str | None:
+def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
+    """What an observation notes about who acted and how: the subagent, a failed tool."""
+    extra: dict[str, Any] = {}
+    if event.subagent:
+        extra["subagent"] = event.subagent
+    if failed:
+        extra["failed"] = True
+    return extra
+
+
+def _after_edit(
+    store: Store,
+    me: Session,
+    tool: ToolUse,
+    cwd: str | None,
+    extra: dict[str, Any] | None = None,
+) -> str | None:
     rel = repo_paths(store, me, tool.paths, cwd)
     lane = store.get_lane(me.lane_id) if me.lane_id else None
     if not rel or lane is None:
         return None
     with store.transaction():
         found = claims_mod.conflicts_for(store, me, rel, lane)
-        record_edit(store, me, rel, tool=tool.name)
+        record_edit(store, me, rel, tool=tool.name, meta=extra)
         claims_mod.grant(
             store,
             me,
@@ -321,13 +381,20 @@ def record_prompt(store: Store, session: Session, prompt: str) -> int:
     )
 
 
-def record_command(store: Store, session: Session, command: str, *, tool: str = "Bash") -> int:
+def record_command(
+    store: Store,
+    session: Session,
+    command: str,
+    *,
+    tool: str = "Bash",
+    meta: dict[str, Any] | None = None,
+) -> int:
     return store.add_observation(
         "command",
         command,
         session_id=session.id,
         task_id=lane_task_id(store, session),
-        meta={"tool": tool},
+        meta={"tool": tool, **(meta or {})},
         max_chars=COMMAND_CHARS,
     )
 
@@ -356,7 +423,8 @@ def record_edit(
 ) -> int:
     """One ``edit`` observation listing the touched repo-relative paths."""
     lane = store.get_lane(session.lane_id) if session.lane_id else None
-    text = f"{', '.join(rel_paths)} ({tool})"
+    by = f", subagent {meta['subagent']}" if meta and meta.get("subagent") else ""
+    text = f"{', '.join(rel_paths)} ({tool}{by})"
     return store.add_observation(
         "edit",
         text,

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from colony_tasks.cli import cli
 from colony_tasks.install import InstallError, layout, locate, make_plan, run
-from colony_tasks.install.hookblock import EVENTS, is_our_handler
+from colony_tasks.install.hookblock import EVENTS, events_for, is_our_handler
 
 EXE = "/opt/venv-a/bin/colony-tasks"
 OTHER_EXE = "/home/me/.local/pipx/venvs/colony-tasks/bin/colony-tasks"
@@ -186,6 +186,9 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
     assert {c.status for c in plan.changes} == {"created"}
     claude = load(homes.claude_settings)
     assert [e for e, _ in our_handlers(claude)] == [e.name for e in EVENTS]
+    codex_events = [e for e, _ in our_handlers(load(homes.codex_hooks))]
+    assert codex_events == [e.name for e in events_for("codex")]
+    assert "PostToolUseFailure" not in codex_events and "SubagentStart" in codex_events
     start = claude["hooks"]["SessionStart"][0]["hooks"][0]
     assert start == {
         "type": "command",
@@ -427,9 +430,9 @@ def test_reinstall_from_another_venv_replaces_rather_than_duplicates(homes: Home
     run("install", command=OTHER_EXE)
     run("install", command=EXE)
 
-    for path in (homes.claude_settings, homes.codex_hooks):
+    for path, agent in ((homes.claude_settings, "claude"), (homes.codex_hooks, "codex")):
         handlers = our_handlers(load(path))
-        assert len(handlers) == len(EVENTS)
+        assert len(handlers) == len(events_for(agent))
         assert all(OTHER_EXE not in json.dumps(h) for _, h in handlers)
     assert (
         tomlkit.parse(homes.codex_config.read_text())["mcp_servers"]["colony-tasks"]["command"]
@@ -455,7 +458,7 @@ def test_codex_command_quotes_a_path_with_spaces_and_still_recognises_it(homes: 
     handlers = our_handlers(load(homes.codex_hooks))
 
     assert handlers[0][1]["command"] == f"'{spaced}' hook session-start --agent codex"
-    assert len(handlers) == len(EVENTS)
+    assert len(handlers) == len(events_for("codex"))
 
 
 def test_our_handlers_under_events_we_no_longer_use_are_removed(homes: Homes) -> None:

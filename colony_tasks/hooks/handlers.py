@@ -107,13 +107,34 @@ def event_of(
     ``cheap=False`` where the session's owner is established or checked (SessionStart,
     SessionEnd), which may cost a ``ps`` call off Linux."""
     agent_process = pid or agent_pid(cheap=cheap)
-    return Event(text(payload, "session_id"), agent, text(payload, "cwd"), agent_process)
+    return Event(
+        text(payload, "session_id"), agent, text(payload, "cwd"), agent_process, subagent(payload)
+    )
+
+
+def subagent(payload: dict[str, Any]) -> str:
+    """``Explore a1b2c3d4``: the subagent a payload comes from (``agent_type`` and the start
+    of ``agent_id``, which both agents send inside a subagent), '' outside one."""
+    kind, ident = text(payload, "agent_type"), text(payload, "agent_id")
+    if not ident:
+        return ""  # agent_type alone: Claude Code run with --agent, the session itself
+    return f"{kind or 'subagent'} {ident[:8]}"
 
 
 def session_start(
     store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
 ) -> Result:
-    return events.session_start(store, event_of(payload, agent, pid, cheap=False))
+    return events.session_start(
+        store, event_of(payload, agent, pid, cheap=False), text(payload, "source") or "startup"
+    )
+
+
+def subagent_start(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    # The subagent's event is its parent's: no subagent on the Event itself.
+    parent = event_of(payload, agent, pid)._replace(subagent="")
+    return events.subagent_start(store, parent, text(payload, "agent_type"))
 
 
 def user_prompt_submit(
@@ -141,6 +162,12 @@ def post_tool_use(
     return events.after_tool(store, event_of(payload, agent, pid), tool_use(payload))
 
 
+def post_tool_use_failure(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.after_tool(store, event_of(payload, agent, pid), tool_use(payload), failed=True)
+
+
 def stop(store: Store, payload: dict[str, Any], agent: str, pid: int | None = None) -> Result:
     return events.stop(store, event_of(payload, agent, pid))
 
@@ -156,6 +183,8 @@ HANDLERS = {
     "user-prompt-submit": user_prompt_submit,
     "pre-tool-use": pre_tool_use,
     "post-tool-use": post_tool_use,
+    "post-tool-use-failure": post_tool_use_failure,
+    "subagent-start": subagent_start,
     "stop": stop,
     "session-end": session_end,
 }
@@ -165,6 +194,8 @@ EVENT_NAMES = {
     "user-prompt-submit": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "subagent-start": "SubagentStart",
     "stop": "Stop",
     "session-end": "SessionEnd",
 }

@@ -23,13 +23,20 @@ Block = dict[str, Group]
 
 @dataclass(frozen=True)
 class HookEvent:
-    """One lifecycle event: its config name, CLI name, per-agent matcher and timeout (s)."""
+    """One lifecycle event: its config name, CLI name, per-agent matcher and timeout (s), and
+    the agents that have it (``claude``, ``codex``)."""
 
     name: str
     slug: str
     claude_matcher: str | None
     codex_matcher: str | None
     timeout: int
+    agents: tuple[str, ...] = ("claude", "codex")
+
+
+def events_for(agent: str) -> tuple[HookEvent, ...]:
+    """The events installed for ``agent``."""
+    return tuple(e for e in EVENTS if agent in e.agents)
 
 
 CLAUDE_EDIT_TOOLS = "Edit|Write|MultiEdit|NotebookEdit"
@@ -55,6 +62,13 @@ EVENTS: tuple[HookEvent, ...] = (
         f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
         10,
     ),
+    # Claude Code fires PostToolUseFailure instead of PostToolUse when a tool fails (a shell
+    # command that exits non-zero may still have edited files); Codex fires PostToolUse.
+    HookEvent(
+        "PostToolUseFailure", "post-tool-use-failure", "^Bash$", None, 10, agents=("claude",)
+    ),
+    # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
+    HookEvent("SubagentStart", "subagent-start", None, None, 10),
     HookEvent("Stop", "stop", None, None, 10),
     # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.
     HookEvent("SessionEnd", "session-end", None, None, 3),
