@@ -6,7 +6,7 @@ Every block ends with the exact next call. Standard library only.
 from __future__ import annotations
 
 from . import claims as claims_mod
-from . import delivery
+from . import delivery, presence
 from .kinds import MESSAGE_KINDS, ObsKind, WorkState
 from .models import Observation, Session, Task, WorkItem, who_for
 from .render import ago, clip, item_line
@@ -140,7 +140,12 @@ def state_lines(store: Store, joined: Joined) -> list[str]:
         lines.append(
             "Others: "
             + ", ".join(
-                f"{p.handle} ({p.agent}, {_who(p, me)}active {ago(p.last_seen_at, now)})"
+                f"{p.handle} ({p.agent}, {_who(p, me)}"
+                + (
+                    presence.describe(p.waiting, p.waiting_since, now)
+                    or f"active {ago(p.last_seen_at, now)}"
+                )
+                + ")"
                 for p in others[:8]
             )
             + (f" and {len(others) - 8} more" if len(others) > 8 else "")
@@ -299,7 +304,8 @@ def _stale(item: WorkItem, now: float) -> bool:
     """The rule of :func:`colony_tasks.work.is_stale` (kept here: hooks do not import it)."""
     if item.owner_ended_at is not None or item.owner_seen_at is None:
         return True
-    return now - item.owner_seen_at > claims_mod.STALE_AFTER
+    quiet = now - item.owner_seen_at > claims_mod.STALE_AFTER
+    return quiet or presence.is_cut_off(item.owner_waiting)
 
 
 def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
@@ -346,7 +352,7 @@ def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
         )
     if stale:
         lines.append(
-            "- Stale (owner ended or quiet 30m+): "
+            "- Stale (owner ended, quiet 30m+ or cut off): "
             + "; ".join(f"{_work(i)} ({i.owner_handle})" for i in stale[:PLAN_ITEMS])
             + " — a human or the planner can reassign it."
         )

@@ -15,7 +15,7 @@ import os
 import zlib
 
 from . import claims as claims_mod
-from . import delivery, settings
+from . import delivery, presence, settings
 from . import sessions as sessions_mod
 from .errors import InvalidInput
 from .globs import is_glob
@@ -350,6 +350,50 @@ def _inside(path: str, root: str) -> bool:
 def stop(store: Store, event: Event) -> Result:
     """The agent finished a turn: the session is still alive."""
     _session(store, event)
+    return NOTHING
+
+
+def stop_failure(store: Store, event: Event, error: str = "") -> Result:
+    """The agent's turn ended on a model API error (Claude Code's StopFailure: ``rate_limit``,
+    ``overloaded``, ``billing_error``, ...): the session cannot act until its human resumes it.
+    The lane sees it at once (a note in the lane task, and the session shown as cut off);
+    its claims and taken items become stale now and takeable after
+    :data:`colony_tasks.presence.CUT_OFF_GRACE` (the rule is in :mod:`colony_tasks.presence`).
+    A subagent's failure is not its session's: nothing happens."""
+    if event.subagent:
+        return NOTHING
+    me = _session(store, event)
+    state = presence.cut_off(error)
+    grace = presence.CUT_OFF_GRACE
+    with store.transaction():
+        store.set_waiting(me.id, state)
+        store.cap_claims(me.id, store.now() + grace)
+        store.add_observation(
+            "note",
+            f"{me.handle} was cut off ({state[len(presence.CUT_OFF) :]}) and cannot act until"
+            f" its human resumes it. Its claims are stale now and expire in {grace // 60}m;"
+            " its taken work items can then be taken with take_work(item_id=...).",
+            session_id=me.id,
+            task_id=lane_task_id(store, me),
+            meta={"event": "cut-off", "error": state[len(presence.CUT_OFF) :]},
+            max_chars=COMMAND_CHARS,
+        )
+    return NOTHING
+
+
+def waits_on_human(kind: str) -> bool:
+    """Whether a notification of this type means the session waits on its human; hooks ask
+    first, so other notifications never open the store."""
+    return kind in presence.WAITING_NOTIFICATIONS
+
+
+def notification(store: Store, event: Event, kind: str) -> Result:
+    """The agent notified its human (Claude Code's Notification): on an idle or permission
+    prompt the session is shown as waiting on its human until its next event."""
+    if not waits_on_human(kind):
+        return NOTHING
+    me = _session(store, event)
+    store.set_waiting(me.id, presence.HUMAN)
     return NOTHING
 
 

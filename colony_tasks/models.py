@@ -102,8 +102,9 @@ class Lane(record("Lane", "id repo_id root repo_name branch")):  # type: ignore[
 class Session(
     record(  # type: ignore[misc]
         "Session",
-        "id handle agent cwd lane_id agent_pid started_at last_seen_at ended_at machine developer",
-        defaults=("", ""),
+        "id handle agent cwd lane_id agent_pid started_at last_seen_at ended_at machine developer"
+        " waiting waiting_since",
+        defaults=("", "", "", None),
     )
 ):
     __slots__ = ()
@@ -118,6 +119,8 @@ class Session(
     ended_at: float | None
     machine: str
     developer: str
+    waiting: str
+    waiting_since: float | None
 
     @property
     def active(self) -> bool:
@@ -196,8 +199,8 @@ class WorkItem(
     record(  # type: ignore[misc]
         "WorkItem",
         "id task_id title description files state owner owner_handle reason summary created_by"
-        " created_at taken_at finished_at depends_on owner_seen_at owner_ended_at",
-        defaults=((), None, None),
+        " created_at taken_at finished_at depends_on owner_seen_at owner_ended_at owner_waiting",
+        defaults=((), None, None, ""),
     )
 ):
     """One piece of a task's plan: the files it owns, the items it waits on, its owner."""
@@ -220,6 +223,7 @@ class WorkItem(
     depends_on: tuple[int, ...]
     owner_seen_at: float | None
     owner_ended_at: float | None
+    owner_waiting: str
 
 
 def load_meta(raw: str | None) -> dict[str, Any]:

@@ -55,6 +55,8 @@ def claude(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
         "post-tool-use-failure": "PostToolUseFailure",
         "subagent-start": "SubagentStart",
         "stop": "Stop",
+        "stop-failure": "StopFailure",
+        "notification": "Notification",
         "session-end": "SessionEnd",
     }
     payload = {

@@ -462,12 +462,12 @@ def test_codex_command_quotes_a_path_with_spaces_and_still_recognises_it(homes: 
 
 
 def test_our_handlers_under_events_we_no_longer_use_are_removed(homes: Homes) -> None:
-    stale = {"type": "command", "command": OTHER_EXE, "args": ["hook", "notification"]}
-    write_json(homes.claude_settings, {"hooks": {"Notification": [{"hooks": [stale]}]}})
+    stale = {"type": "command", "command": OTHER_EXE, "args": ["hook", "teammate-idle"]}
+    write_json(homes.claude_settings, {"hooks": {"TeammateIdle": [{"hooks": [stale]}]}})
 
     run("install", agents=["claude"], command=EXE)
 
-    assert "Notification" not in load(homes.claude_settings)["hooks"]
+    assert "TeammateIdle" not in load(homes.claude_settings)["hooks"]
 
 
 def test_an_existing_mcp_entry_keeps_the_users_extra_keys(homes: Homes) -> None:

@@ -4,11 +4,19 @@ commands."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
 
 from colony_tasks import actions
 from colony_tasks.briefing import REBRIEF_CHARS, SUBAGENT_CHARS
+from colony_tasks.cli import cli
+from colony_tasks.errors import Conflict
+from colony_tasks.presence import CUT_OFF_GRACE
 from colony_tasks.store import Store
+from colony_tasks.viewer.data import sessions_view
 from tests.contracts import check_claude, check_codex, context_of
 from tests.hookrun import claude, codex, run_hook
 
@@ -215,3 +223,90 @@ def test_a_failed_edit_tool_records_nothing(home: Path, repo: Path):
     assert cc("post-tool-use-failure", home, payload) == ""
     store = Store(home / "colony.db")
     assert store.list_claims(session_id="cl-1") == []
+
+
+def test_a_session_cut_off_by_a_rate_limit_is_seen_at_once_and_its_holdings_free_up(
+    home: Path, repo: Path
+):
+    cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
+    cc("session-start", home, claude("session-start", "cl-2", repo, source="startup"))
+    store = Store(home / "colony.db")
+    cut = store.get_session("cl-1")
+    planned = actions.plan_work(store, "cl-1", [{"title": "schema", "files": ["db.sql"]}])
+    actions.take_work(store, "cl-1", planned.ids[0])
+    actions.claim(store, "cl-1", ["api.py"])
+    store.close()
+
+    failure = claude("stop-failure", "cl-1", repo, error="rate_limit", error_details="429")
+    result = run_hook("stop-failure", failure, home, agent="claude")
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
+
+    # The lane sees it at once: in the other session's next turn and its briefing.
+    news = cc("user-prompt-submit", home, claude("user-prompt-submit", "cl-2", repo, prompt="go"))
+    assert f"{cut.handle} was cut off (rate_limit)" in news
+    brief = cc("session-start", home, claude("session-start", "cl-2", repo, source="resume"))
+    assert f"{cut.handle} (claude, cut off: rate_limit (just now))" in brief
+    assert "api.py [stale]" in brief
+    # Its claims no longer count as a collision: editing api.py says it is stale.
+    warning = edit(home, "cl-2", repo, repo / "api.py")
+    assert warning == ""  # a stale holder is no live collision after the edit
+    store = Store(home / "colony.db")
+    with pytest.raises(Conflict):  # within the grace period it stays its
+        actions.take_work(store, "cl-2", planned.ids[0])
+    cut_claims = store.list_claims(session_id="cl-1", include_expired=True)
+    assert cut_claims and all(c["expires_at"] <= store.now() + CUT_OFF_GRACE for c in cut_claims)
+    store.close()
+    # After the grace period its item can be taken, with its files.
+    later = Store(home / "colony.db", clock=lambda: time.time() + CUT_OFF_GRACE + 1)
+    taken = actions.take_work(later, "cl-2", planned.ids[0])
+    assert taken.item.owner == "cl-2"
+    assert "db.sql" in {c["pattern"] for c in later.list_claims(session_id="cl-2")}
+    assert later.list_claims(session_id="cl-1") == []  # expired
+
+
+def test_a_cut_off_session_that_comes_back_is_active_again(home: Path, repo: Path):
+    cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
+    run_hook("stop-failure", claude("stop-failure", "cl-1", repo, error="overloaded"), home)
+    store = Store(home / "colony.db")
+    assert store.get_session("cl-1").waiting == "cut-off:overloaded"
+    cc("user-prompt-submit", home, claude("user-prompt-submit", "cl-1", repo, prompt="again"))
+    assert store.get_session("cl-1").waiting == ""
+
+
+def test_a_session_waiting_on_its_human_shows_so_until_it_acts(home: Path, repo: Path):
+    cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
+    cc("session-start", home, claude("session-start", "cl-2", repo, source="startup"))
+    store = Store(home / "colony.db")
+    handle = store.get_session("cl-1").handle
+    for kind in ("auth_success", "permission_prompt"):
+        note = claude(
+            "notification",
+            "cl-1",
+            repo,
+            message="Claude needs your permission",
+            notification_type=kind,
+        )
+        result = run_hook("notification", note, home, agent="claude")
+        assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
+        expected = "human" if kind == "permission_prompt" else ""
+        assert store.get_session("cl-1").waiting == expected
+    brief = cc("session-start", home, claude("session-start", "cl-2", repo, source="resume"))
+    assert f"{handle} (claude, waiting on its human (just now))" in brief
+    listed = CliRunner().invoke(cli, ["sessions"], env={"COLONY_TASKS_HOME": str(home)})
+    assert listed.exit_code == 0 and "waiting on its human" in listed.output
+    row = [s for s in sessions_view(store)["sessions"] if s["id"] == "cl-1"][0]
+    assert row["presence"] == "waiting" and row["waiting"].startswith("waiting on its human")
+    # Its next event (the permission granted, the tool ran) clears it.
+    cc(
+        "post-tool-use",
+        home,
+        claude(
+            "post-tool-use",
+            "cl-1",
+            repo,
+            tool_name="Bash",
+            tool_input={"command": "ls"},
+            tool_response={"stdout": ""},
+        ),
+    )
+    assert store.get_session("cl-1").waiting == ""

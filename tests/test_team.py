@@ -344,7 +344,7 @@ def test_sessions_record_who_runs_them_and_one_machine_shows_no_who(
     monkeypatch.setenv("COLONY_TASKS_DEVELOPER", "alice")
     monkeypatch.setenv("COLONY_TASKS_MACHINE", "laptop")
     store = open_store(str(tmp_path / "colony.db"))
-    assert store.schema_version() == 12
+    assert store.schema_version() == 13
     sessions.register(store, "a", agent="claude", cwd=str(repo))
     joined = sessions.register(store, "b", agent="codex", cwd=str(repo))
     assert store.get_session("a").who == "alice@laptop"

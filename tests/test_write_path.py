@@ -21,6 +21,8 @@ NO_FREE_TEXT = {
     "_apply": "runs a migration's own SQL",
     "add_participant": "task id, session id, cursor",
     "add_recipients": "observation id, session ids",
+    "cap_claims": "session id and a time",
+    "set_waiting": "session id and a state from colony_tasks.presence (sanitised)",
     "end_session": "session id and a time",
     "fts_consistent": "reads only (its DELETE is in a savepoint rolled back)",
     "lease_unembedded": "observation ids, a model name and an owner id",

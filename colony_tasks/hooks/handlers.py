@@ -147,6 +147,8 @@ def acts(event: str, payload: dict[str, Any]) -> bool:
     """Whether the event needs the store at all: PreToolUse only checks edits and notes the
     files a shell command may change (the store is not even opened, nor the event
     fingerprinted, for any other tool)."""
+    if event == "notification":
+        return events.waits_on_human(text(payload, "notification_type"))
     return event != "pre-tool-use" or events.checks_before(tool_use(payload))
 
 
@@ -168,6 +170,20 @@ def post_tool_use_failure(
     return events.after_tool(store, event_of(payload, agent, pid), tool_use(payload), failed=True)
 
 
+def stop_failure(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.stop_failure(store, event_of(payload, agent, pid), text(payload, "error"))
+
+
+def notification(
+    store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
+) -> Result:
+    return events.notification(
+        store, event_of(payload, agent, pid), text(payload, "notification_type")
+    )
+
+
 def stop(store: Store, payload: dict[str, Any], agent: str, pid: int | None = None) -> Result:
     return events.stop(store, event_of(payload, agent, pid))
 
@@ -186,6 +202,8 @@ HANDLERS = {
     "post-tool-use-failure": post_tool_use_failure,
     "subagent-start": subagent_start,
     "stop": stop,
+    "stop-failure": stop_failure,
+    "notification": notification,
     "session-end": session_end,
 }
 
@@ -197,5 +215,7 @@ EVENT_NAMES = {
     "post-tool-use-failure": "PostToolUseFailure",
     "subagent-start": "SubagentStart",
     "stop": "Stop",
+    "stop-failure": "StopFailure",
+    "notification": "Notification",
     "session-end": "SessionEnd",
 }

@@ -63,7 +63,7 @@ def parse_args(args: list[str]) -> tuple[str, str | None]:
 
 def render(event: str, context: str | None, deny: str | None) -> dict[str, Any] | None:
     """The JSON both agents accept: only hookEventName, additionalContext, and a deny."""
-    if event in ("stop", "session-end") or not (context or deny):
+    if event in ("stop", "stop-failure", "notification", "session-end") or not (context or deny):
         return None
     specific: dict[str, Any] = {"hookEventName": EVENT_NAMES[event]}
     if deny and event == "pre-tool-use":

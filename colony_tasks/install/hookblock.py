@@ -70,6 +70,17 @@ EVENTS: tuple[HookEvent, ...] = (
     # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
     HookEvent("SubagentStart", "subagent-start", None, None, 10),
     HookEvent("Stop", "stop", None, None, 10),
+    # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
+    # session waiting on its human (idle or permission prompt); nothing reaches the model.
+    HookEvent("StopFailure", "stop-failure", None, None, 10, agents=("claude",)),
+    HookEvent(
+        "Notification",
+        "notification",
+        "^(idle_prompt|permission_prompt)$",
+        None,
+        10,
+        agents=("claude",),
+    ),
     # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.
     HookEvent("SessionEnd", "session-end", None, None, 3),
 )

@@ -231,12 +231,19 @@ CREATE TABLE applied_events (
 CREATE INDEX applied_events_time ON applied_events(applied_at);
 """
 
+# What a live session is waiting on (SQLite migration 13 adds the same two columns).
+SESSION_WAITING = """
+ALTER TABLE sessions ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN waiting_since DOUBLE PRECISION;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
     Migration(9, "work_items", WORK_ITEMS),
     Migration(10, "identity", IDENTITY),
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
+    Migration(13, "session_waiting", SESSION_WAITING),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -304,6 +304,15 @@ ALTER TABLE sessions ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN developer TEXT NOT NULL DEFAULT '';
 """
 
+# What a live session is waiting on, when it is not acting (colony_tasks.events): '' (acting),
+# 'human' (the agent asked its human and waits: Claude Code's idle and permission prompts) or
+# 'cut-off:<error>' (its model API refused it: a rate limit, an overloaded API); since when.
+# Any later event of the session clears it.
+SESSION_WAITING = """
+ALTER TABLE sessions ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN waiting_since REAL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -317,6 +326,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "identity", IDENTITY),
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
+    Migration(13, "session_waiting", SESSION_WAITING),
 )
 
 LATEST = MIGRATIONS[-1].version
