@@ -439,6 +439,17 @@ def conflict_warning(
     return "\n".join(out)
 
 
+def read_note(path: str, holder: dict, decision: Observation | None, now: float) -> str:
+    """``colony-tasks: api.py is held by codex-91bc (claimed 4m ago); latest decision naming
+    it: #12 "..."`` — one line, for a session reading a file another session holds."""
+    auto = holder.get("note") == claims_mod.AUTO_NOTE
+    how = "editing it" if auto else "claimed"
+    line = f"{PREFIX}: {path} is held by {holder['handle']} ({how} since {ago(holder['created_at'], now)})"
+    if decision is not None:
+        line += f'; latest decision naming it: #{decision.id} "{clip(decision.text, 120)}"'
+    return line + f'. Before editing it: ask_question(to="{holder["handle"]}", ...).'
+
+
 def undeliverable(rows: Sequence[dict]) -> str | None:
     """Directed items this session sent that can no longer reach their recipient."""
     if not rows:

@@ -142,7 +142,7 @@ def _within(path: str, root: str) -> str | None:
 # -- operations -----------------------------------------------------------------------------
 
 
-def _quiet(row: dict[str, Any], now: float) -> bool:
+def quiet(row: dict[str, Any], now: float) -> bool:
     """A holder is stale when quiet past :data:`STALE_AFTER` or cut off (:mod:`.presence`)."""
     return now - row["last_seen_at"] > STALE_AFTER or presence.is_cut_off(row.get("waiting"))
 
@@ -156,7 +156,7 @@ def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
         agent=row["agent"],
         since=row["created_at"],
         expires_at=row["expires_at"],
-        stale=_quiet(row, now),
+        stale=quiet(row, now),
         other_lane=row["lane_id"] != me.lane_id,
         branch=row["branch"],
         note=row["note"] or "",
@@ -280,7 +280,7 @@ def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any
         item = _public(row)
         item["repo_id"] = row["repo_id"]
         item["state"] = (
-            "expired" if row["expires_at"] <= now else "stale" if _quiet(row, now) else "live"
+            "expired" if row["expires_at"] <= now else "stale" if quiet(row, now) else "live"
         )
         out.append(item)
     return out

@@ -18,7 +18,7 @@ from . import claims as claims_mod
 from . import delivery, presence, settings
 from . import sessions as sessions_mod
 from .errors import InvalidInput
-from .globs import is_glob
+from .globs import is_glob, matches
 from .models import Lane, Session, record
 from .store import Store
 
@@ -39,8 +39,8 @@ class Event(record("Event", "session_id agent cwd agent_pid subagent", defaults=
 
 class ToolUse(record("ToolUse", "name action paths command use_id", defaults=((), "", ""))):  # type: ignore[misc]
     """A tool call in our terms: ``action`` is ``edit`` (``paths`` are the files it writes),
-    ``shell`` (``command`` is what it runs) or ``other``; ``use_id`` pairs a PreToolUse with
-    its PostToolUse."""
+    ``read`` (``paths`` are the files it reads), ``shell`` (``command`` is what it runs) or
+    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse."""
 
     __slots__ = ()
 
@@ -177,8 +177,14 @@ def checks_before(tool: ToolUse) -> bool:
     """Whether :func:`before_tool` has anything to do for this tool (an edit with paths, a
     shell command); hooks ask first, so other tools never open the store."""
     return (tool.action == "shell" and bool(tool.command.strip())) or (
-        tool.action == "edit" and bool(tool.paths)
+        tool.action in ("edit", "read") and bool(tool.paths)
     )
+
+
+def fingerprinted(event: str, tool: ToolUse | None = None) -> bool:
+    """Whether a hook fingerprints its payload (see :func:`first_time`) before acting: a read
+    does not (it is the most frequent hook and says a thing once per file anyway)."""
+    return event in DEDUPED and not (tool is not None and tool.action == "read")
 
 
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
@@ -191,6 +197,8 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     if tool.action == "shell":
         _note_shell_files(store, _session(store, event), tool, event.cwd)
         return NOTHING
+    if tool.action == "read":
+        return _before_read(store, event, tool)
     me = _session(store, event)
     rel = repo_paths(store, me, tool.paths, event.cwd)
     lane = store.get_lane(me.lane_id) if me.lane_id else None
@@ -205,6 +213,49 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     if warning and any(c.live for c in found) and settings.get("claims", "mode") == "block":
         return Result(deny=warning + "\n(claims.mode is block: this edit was denied.)")
     return Result(context=warning)
+
+
+def _before_read(store: Store, event: Event, tool: ToolUse) -> Result:
+    """Before a read: one line, once per session and file, when another live session of the
+    lane holds the file — who holds it and the latest decision that names it. Reads of files
+    nobody else holds (nearly all) cost three reads of the store and write nothing."""
+    me = store.get_session(event.session_id) if event.session_id else None
+    lane = store.get_lane(me.lane_id) if me is not None and me.lane_id else None
+    if me is None or lane is None:
+        return NOTHING
+    rel = repo_paths(store, me, tool.paths, event.cwd)
+    if not rel:
+        return NOTHING
+    now = store.now()
+    rows = store.live_claims_matching(lane.repo_id, rel, exclude_session=me.id)
+    lines = []
+    for path in rel:
+        held = [
+            r
+            for r in rows
+            if r["lane_id"] == lane.id
+            and matches(r["pattern"], path, r["regex"])
+            and not claims_mod.quiet(r, now)
+        ]
+        if held and store.first_read_note(me.id, path):
+            from . import briefing
+
+            decision = _decision_naming(store, me, path)
+            lines.append(briefing.read_note(path, held[0], decision, now))
+    return _joined(lines)
+
+
+def _decision_naming(store: Store, me: Session, path: str) -> Any:
+    """The latest decision of the session's lane task whose text names ``path`` (or its
+    file name), or None."""
+    task_id = lane_task_id(store, me)
+    if task_id is None:
+        return None
+    name = path.rsplit("/", 1)[-1]
+    for obs in reversed(store.timeline(task_id, kinds=["decision"], limit=50)):
+        if path in obs.text or name in obs.text:
+            return obs
+    return None
 
 
 def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = False) -> Result:

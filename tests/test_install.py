@@ -196,7 +196,9 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
         "args": ["hook", "session-start", "--agent", "claude"],
         "timeout": 10,
     }
-    assert claude["hooks"]["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
+    assert (
+        claude["hooks"]["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash|Read"
+    )
     assert load(homes.claude_state)["mcpServers"]["colony-tasks"] == {
         "command": EXE,
         "args": ["mcp"],

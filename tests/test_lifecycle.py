@@ -310,3 +310,45 @@ def test_a_session_waiting_on_its_human_shows_so_until_it_acts(home: Path, repo:
         ),
     )
     assert store.get_session("cl-1").waiting == ""
+
+
+def read(home: Path, sid: str, repo: Path, path: Path) -> str:
+    payload = claude(
+        "pre-tool-use", sid, repo, tool_name="Read", tool_input={"file_path": str(path)}
+    )
+    return cc("pre-tool-use", home, payload)
+
+
+def test_reading_a_held_file_says_who_holds_it_once(home: Path, repo: Path):
+    cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
+    cc("session-start", home, claude("session-start", "cl-2", repo, source="startup"))
+    store = Store(home / "colony.db")
+    holder = store.get_session("cl-1").handle
+    actions.claim(store, "cl-1", ["src/api.py"], note="reshaping")
+    decided = actions.record_decision(store, "cl-1", "api.py keeps get_user(user_id) as is.")
+    actions.record_decision(store, "cl-1", "Unrelated: tabs are banned.")
+    store.close()
+    (repo / "src").mkdir()
+
+    line = read(home, "cl-2", repo, repo / "src" / "api.py")
+
+    assert "\n" not in line
+    assert line.startswith(f"colony-tasks: src/api.py is held by {holder} (claimed since")
+    assert f'latest decision naming it: #{decided.id} "api.py keeps get_user' in line
+    assert f'ask_question(to="{holder}"' in line
+    # Once per session and file; nothing for the holder itself or for a file nobody holds.
+    assert read(home, "cl-2", repo, repo / "src" / "api.py") == ""
+    assert read(home, "cl-1", repo, repo / "src" / "api.py") == ""
+    assert read(home, "cl-2", repo, repo / "README.md") == ""
+
+
+def test_reading_a_file_nobody_holds_writes_nothing(home: Path, repo: Path):
+    cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
+    store = Store(home / "colony.db")
+    seen = store.get_session("cl-1").last_seen_at
+    fingerprints = store._one("SELECT COUNT(*) FROM hook_events")[0]
+    assert read(home, "cl-1", repo, repo / "free.py") == ""
+    # No fingerprint, no note, no refresh: the read wrote nothing.
+    assert store._one("SELECT COUNT(*) FROM hook_events")[0] == fingerprints
+    assert store._one("SELECT COUNT(*) FROM read_notes")[0] == 0
+    assert store.get_session("cl-1").last_seen_at == seen

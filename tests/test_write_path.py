@@ -78,6 +78,7 @@ def call_every_text_writer(store: Store) -> set[str]:
         "s1", task, lane.repo_id, lane.id, f"src/{SECRET}.py", None, TEXT, 60
     )
     store.renew_claim(claim, 60, TEXT)
+    store.first_read_note("s1", f"src/{SECRET}.py")
     item = store.insert_work_item(task, TEXT, description=TEXT, files=[f"src/{SECRET}/**"])
     store.finish_work_item(item, "blocked", summary=TEXT, reason=TEXT)
     signature = f'[{{"name": "connect", "signature": "connect(token=\'{SECRET}\')"}}]'
@@ -100,6 +101,7 @@ def call_every_text_writer(store: Store) -> set[str]:
         "add_observation",
         "insert_claim",
         "renew_claim",
+        "first_read_note",
     }
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CLAUDE_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+CLAUDE_READ_TOOLS = frozenset({"Read"})
 CODEX_PATCH_TOOLS = frozenset({"apply_patch"})
 WRITE_TOOLS = CLAUDE_WRITE_TOOLS | CODEX_PATCH_TOOLS
 SHELL_TOOLS = frozenset({"Bash", "PowerShell", "shell", "exec_command"})
@@ -96,6 +97,9 @@ def tool_use(payload: dict[str, Any]) -> ToolUse:
         return ToolUse(name, "edit", tuple(tool_paths(name, tool_input)))
     if name in SHELL_TOOLS:
         return ToolUse(name, "shell", (), shell_command(tool_input), text(payload, "tool_use_id"))
+    if name in CLAUDE_READ_TOOLS and isinstance(tool_input, dict):
+        path = tool_input.get("file_path")
+        return ToolUse(name, "read", (path,) if isinstance(path, str) and path else ())
     return ToolUse(name, "other")
 
 
@@ -141,6 +145,11 @@ def user_prompt_submit(
     store: Store, payload: dict[str, Any], agent: str, pid: int | None = None
 ) -> Result:
     return events.prompt(store, event_of(payload, agent, pid), text(payload, "prompt"))
+
+
+def fingerprinted(event: str, payload: dict[str, Any]) -> bool:
+    """Whether the hook fingerprints the payload first (:func:`.events.fingerprinted`)."""
+    return events.fingerprinted(event, tool_use(payload) if event == "pre-tool-use" else None)
 
 
 def acts(event: str, payload: dict[str, Any]) -> bool:

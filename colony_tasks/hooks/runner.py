@@ -16,7 +16,7 @@ import sys
 from .. import backend, events, paths
 from ..redact import utf8_safe
 from ..store import open_local
-from .handlers import EVENT_NAMES, HANDLERS, acts, detect_agent
+from .handlers import EVENT_NAMES, HANDLERS, acts, detect_agent, fingerprinted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def handle(
     else:
         store = open_local()
     try:
-        if event in events.DEDUPED and not events.first_time(store, event, raw):
+        if fingerprinted(event, payload) and not events.first_time(store, event, raw):
             return None  # the same hook installed twice: the first one acts
         result = handler(store, payload, kind)
     finally:

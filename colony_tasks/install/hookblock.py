@@ -50,8 +50,13 @@ EVENTS: tuple[HookEvent, ...] = (
     HookEvent("UserPromptSubmit", "user-prompt-submit", None, None, 10),
     # Before edits, and before shell commands: the hook notes the state of the files that
     # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
+    # And before Claude's Read: one line when another session holds the file.
     HookEvent(
-        "PreToolUse", "pre-tool-use", f"{CLAUDE_EDIT_TOOLS}|Bash", "^(apply_patch|Bash)$", 10
+        "PreToolUse",
+        "pre-tool-use",
+        f"{CLAUDE_EDIT_TOOLS}|Bash|Read",
+        "^(apply_patch|Bash)$",
+        10,
     ),
     # After edits and shell commands, and after our own MCP tools (answering a question
     # through MCP must deliver what is addressed to the session mid-turn, like any tool call).

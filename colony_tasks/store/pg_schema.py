@@ -235,6 +235,11 @@ CREATE INDEX applied_events_time ON applied_events(applied_at);
 SESSION_WAITING = """
 ALTER TABLE sessions ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN waiting_since DOUBLE PRECISION;
+CREATE TABLE read_notes (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    PRIMARY KEY (session_id, path)
+);
 """
 
 MIGRATIONS: tuple[Migration, ...] = (

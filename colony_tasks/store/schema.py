@@ -308,9 +308,17 @@ ALTER TABLE sessions ADD COLUMN developer TEXT NOT NULL DEFAULT '';
 # 'human' (the agent asked its human and waits: Claude Code's idle and permission prompts) or
 # 'cut-off:<error>' (its model API refused it: a rate limit, an overloaded API); since when.
 # Any later event of the session clears it.
+#
+# read_notes: the files another session held when this session read them and was told so,
+# once per session and file.
 SESSION_WAITING = """
 ALTER TABLE sessions ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN waiting_since REAL;
+CREATE TABLE read_notes (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    PRIMARY KEY (session_id, path)
+) WITHOUT ROWID;
 """
 
 MIGRATIONS: tuple[Migration, ...] = (

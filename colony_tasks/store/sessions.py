@@ -129,6 +129,20 @@ class SessionsMixin(StoreBase):
             (waiting, self.now() if waiting else None, session_id),
         )
 
+    def first_read_note(self, session_id: str, path: str) -> bool:
+        """Record that the session was told about ``path`` on reading it; False when it
+        already was. Read first: a file read again costs no write."""
+        path = redact(path)
+        if self._one(
+            "SELECT 1 FROM read_notes WHERE session_id = ? AND path = ?", (session_id, path)
+        ):
+            return False
+        cursor = self._run(
+            "INSERT OR IGNORE INTO read_notes(session_id, path) VALUES (?, ?)",
+            (session_id, path),
+        )
+        return cursor.rowcount == 1
+
     def session_key(self, session_id: str) -> str | None:
         row = self._one("SELECT key FROM session_keys WHERE session_id = ?", (session_id,))
         return str(row[0]) if row else None
