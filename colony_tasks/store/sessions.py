@@ -51,6 +51,15 @@ class SessionsMixin(StoreBase):
         assert row is not None
         return Lane(**dict(row))
 
+    def find_lane(self, repo_id: str, branch: str) -> Lane | None:
+        """The lane for (repository, branch) if one exists; never creates it."""
+        repo_id, branch = redact(repo_id), redact(branch)
+        row = self._one(
+            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
+            (repo_id, branch),
+        )
+        return Lane(**dict(row)) if row else None
+
     def get_lane(self, lane_id: int) -> Lane | None:
         row = self._one(
             "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE id = ?", (lane_id,)
