@@ -90,3 +90,30 @@ def test_claude_cut_off_by_a_rate_limit_is_seen_by_its_lane(sandbox):
         " Its claims are stale now and expire in 10m; its taken work items can then be taken"
         " with take_work(item_id=...)."
     ]
+
+
+def test_claude_compaction_rebriefs_the_next_request(sandbox):
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    first = MessagesServer([say("ok")])
+    with first:
+        sandbox.claude(first, "Look around").finish()
+    holder = held_by_another(sandbox, "prices.py")
+    store = Store(sandbox.data / "colony.db")
+    actions.record_decision(store, "codex-holder", "Prices stay in cents from now on.")
+    store.close()
+    # `/compact` in print mode compacts the last session (its summary requests get "ok").
+    compacting = MessagesServer([say("<summary>Looked around.</summary>") for _ in range(4)])
+    with compacting:
+        compacted = sandbox.claude(compacting, "/compact", "--continue").finish()
+    assert "SessionStart:compact" in compacted.debug
+    after = MessagesServer([say("Done.")])
+    with after:
+        sandbox.claude(after, "What now?", "--continue").finish()
+
+    request = context(after.main_requests()[0])
+    assert "colony-tasks (re-brief: your context was reset)" in request
+    assert "New since you were last told:" in request
+    assert "Prices stay in cents from now on." in request
+    assert f"{holder} holds prices.py" in request
