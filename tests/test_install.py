@@ -732,3 +732,20 @@ def test_project_install_says_what_each_machine_must_do_once(tmp_path: Path, hom
     assert "run `colony-tasks` from PATH" in out
     assert "workspace trust" in out and "open /hooks" in out
     assert "trust the project" in out
+
+
+def test_doctor_names_the_events_an_older_install_lacks(homes: Homes) -> None:
+    from colony_tasks.install import status
+
+    run("install", command=EXE)
+    assert status.report(None)[0] == []
+    settings = load(homes.claude_settings)
+    for event in ("SubagentStart", "StopFailure"):
+        del settings["hooks"][event]  # as an install by an older version left it
+    write_json(homes.claude_settings, settings)
+
+    problems, _ = status.report(None)
+
+    assert len(problems) == 1
+    assert str(homes.claude_settings) in problems[0]
+    assert "SubagentStart, StopFailure" in problems[0] and "install` again" in problems[0]
