@@ -3,12 +3,14 @@ that edited a held file, a subagent's brief, a session cut off by a rate limit."
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from colony_tasks import actions, sessions
 from colony_tasks.store import Store
 
-from .model_server import MessagesServer, call, context, fail, say
+from .model_server import MessagesServer, Step, call, context, fail, say
 
 pytestmark = [pytest.mark.agents]
 
@@ -117,3 +119,28 @@ def test_claude_compaction_rebriefs_the_next_request(sandbox):
     assert "New since you were last told:" in request
     assert "Prices stay in cents from now on." in request
     assert f"{holder} holds prices.py" in request
+
+
+def test_claudes_mcp_server_binds_to_its_session_from_the_environment(sandbox):
+    sandbox.install("claude")
+    release = threading.Event()
+    model = MessagesServer(
+        [
+            Step(tool="mcp__colony-tasks__task_post", args={"content": "hello"}, gate=release),
+            say("Done."),
+        ]
+    )
+    with model:
+        run = sandbox.claude(model, "Say hello to the lane")
+        model.script[0].wait_reached("Claude's first request")
+        # Make process ancestry useless: the session now names a process that is no ancestor
+        # of the MCP server, so only CLAUDE_CODE_SESSION_ID can tell the server who calls.
+        me = sandbox.session("claude")
+        store = Store(sandbox.data / "colony.db")
+        store.refresh_session(me["id"], agent_pid=1)
+        store.close()
+        release.set()
+        run.finish()
+
+    result = context(model.main_requests()[1])
+    assert f'"author":"{me["handle"]}"' in result, result[-1500:]
