@@ -56,6 +56,10 @@ GATED = (
     "post-tool-use",
     "pre-tool-use (glob claim)",
     "post-tool-use (glob claim)",
+    "pre-tool-use (read)",
+    "pre-tool-use (read, held)",
+    "post-tool-use-failure",
+    "subagent-start",
     "stop",
     "session-end",
 )
@@ -161,6 +165,37 @@ def payloads(repo: Path) -> dict[str, dict]:
             "tool_response": {"filePath": guide},
             "tool_use_id": "g",
         },
+        # A Read of a file nobody else holds (nearly every Read): the cheapest path.
+        "pre-tool-use (read)": {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": target},
+            "tool_use_id": "r",
+        },
+        # A Read of a file another session claims, after the one line was said.
+        "pre-tool-use (read, held)": {
+            **base,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": guide},
+            "tool_use_id": "h",
+        },
+        "post-tool-use-failure": {
+            **base,
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "sed -i s/x/y/ src/app.py && false"},
+            "tool_use_id": "f",
+            "error": "Exit code 1",
+            "is_interrupt": False,
+        },
+        "subagent-start": {
+            **base,
+            "hook_event_name": "SubagentStart",
+            "agent_id": "a9f3c2d1e0",
+            "agent_type": "Explore",
+        },
         "stop": {**base, "hook_event_name": "Stop", "stop_hook_active": False},
     }
 
@@ -177,6 +212,8 @@ def fresh(name: str, payload: dict, ids) -> Callable[[], bytes]:
             return json.dumps({**payload, "session_id": f"bench-start-{i}"}).encode()
         if name == "user-prompt-submit":
             return json.dumps({**payload, "prompt_id": f"bench-prompt-{i}"}).encode()
+        if name == "subagent-start":
+            return json.dumps({**payload, "agent_id": f"bench-agent-{i}"}).encode()
         if "tool_use_id" in payload:
             return json.dumps({**payload, "tool_use_id": f"{payload['tool_use_id']}-{i}"}).encode()
         return json.dumps(payload).encode()

@@ -6,7 +6,7 @@ Every block ends with the exact next call. Standard library only.
 from __future__ import annotations
 
 from . import claims as claims_mod
-from . import delivery
+from . import delivery, presence
 from .kinds import MESSAGE_KINDS, ObsKind, WorkState
 from .models import Observation, Session, Task, WorkItem, who_for
 from .render import ago, clip, item_line
@@ -36,6 +36,12 @@ BRIEF_ITEM_CHARS = 140
 PLAN_ITEMS = 3
 PLAN_TITLE = 40
 ITEM_CHARS = 200
+# A re-brief after compaction or /clear, and a subagent's brief: their whole budget in
+# characters (they replace what the model lost, so they stay smaller than a full briefing).
+REBRIEF_CHARS = 1200
+SUBAGENT_CHARS = 600
+REBRIEF_LINE = 240
+SHORT_TOOLS_LINE = "Tools (MCP colony-tasks): claim_file, ask_question, task_updates_since."
 # An interface change line: changes listed and importing files named, at most.
 MAX_INTERFACE_CHANGES = 3
 MAX_INTERFACE_FILES = 3
@@ -104,27 +110,42 @@ def interface_line(obs: Observation, me: Session, now: float) -> str:
 
 def briefing(store: Store, joined: Joined) -> str:
     """SessionStart: who is here, their claims, what waits on this session."""
-    me, task, lane = joined.session, joined.task, joined.lane
-    now = store.now()
-    others = [p for p in store.participants(task.id) if p.id != me.id and p.ended_at is None]
-    pending = delivery.pending_for(store, me)
-    blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
-    where = f"task #{task.id} {task.title}"
-    head = f"{PREFIX}: you are {me.handle} on {where}."
+    me, task = joined.session, joined.task
+    head = f"{PREFIX}: you are {me.handle} on task #{task.id} {task.title}."
     from . import identity  # here: only a session's first briefing shows its credential
 
     cred = identity.credential(store, me)
     if cred:  # shown only here, in this session's own context (colony_tasks.identity)
         head += f' Your session_id, if a colony tool asks for one: "{cred}".'
+    state = state_lines(store, joined)
+    if not state:
+        return f"{head} Nobody else is here yet. {TOOLS_LINE}"
+    return "\n".join([head, *state, TOOLS_LINE])
+
+
+def state_lines(store: Store, joined: Joined) -> list[str]:
+    """The lane's state as a session needs it: others and how recently active, their live
+    claims, what waits on this session, open blockers and the plan; [] when there is no
+    one else, nothing waiting and no plan."""
+    me, task, lane = joined.session, joined.task, joined.lane
+    now = store.now()
+    others = [p for p in store.participants(task.id) if p.id != me.id and p.ended_at is None]
+    pending = delivery.pending_for(store, me)
+    blockers = store.open_items(kinds=("blocker",), statuses=("open",), task_ids=[task.id])
     planned = plan_lines(store, task, me, now)
     if not others and not pending and not blockers and not planned:
-        return f"{head} Nobody else is here yet. {TOOLS_LINE}"
-    lines = [head]
+        return []
+    lines = []
     if others:
         lines.append(
             "Others: "
             + ", ".join(
-                f"{p.handle} ({p.agent}, {_who(p, me)}active {ago(p.last_seen_at, now)})"
+                f"{p.handle} ({p.agent}, {_who(p, me)}"
+                + (
+                    presence.describe(p.waiting, p.waiting_since, now)
+                    or f"active {ago(p.last_seen_at, now)}"
+                )
+                + ")"
                 for p in others[:8]
             )
             + (f" and {len(others) - 8} more" if len(others) > 8 else "")
@@ -164,8 +185,96 @@ def briefing(store: Store, joined: Joined) -> str:
             + "; ".join(f"#{b.id} {b.handle}: {clip(b.text, 80)}" for b in blockers[:3])
         )
     lines.extend(planned)
-    lines.append(TOOLS_LINE)
-    return "\n".join(lines)
+    return lines
+
+
+def fit(head: str, lines: Sequence[str], tail: str, budget: int, more: str) -> str:
+    """``head``, as many of ``lines`` (in order, each clipped to :data:`REBRIEF_LINE`) as fit
+    within ``budget`` characters together with ``tail``, and ``more`` in place of the rest."""
+    out = [head]
+    used = len(head) + 1 + len(tail)
+    rest = [clip(line, REBRIEF_LINE) for line in lines]
+    for index, line in enumerate(rest):
+        reserve = len(more) + 1 if index < len(rest) - 1 else 0
+        if used + len(line) + 1 + reserve > budget:
+            out.append(more)
+            break
+        out.append(line)
+        used += len(line) + 1
+    if tail:
+        out.append(tail)
+    return "\n".join(out)[:budget]
+
+
+def _own_claims(store: Store, me: Session, lane_repo: str) -> str | None:
+    mine = [
+        c["pattern"]
+        for c in claims_mod.list_live(store, repo_id=lane_repo)
+        if c["session_id"] == me.id and c["state"] != "expired"
+    ]
+    if not mine:
+        return None
+    shown = ", ".join(mine[:MAX_PATTERNS]) + (
+        f" (+{len(mine) - MAX_PATTERNS})" if len(mine) > MAX_PATTERNS else ""
+    )
+    return f"You hold: {shown}."
+
+
+def rebrief(store: Store, joined: Joined, groups: Sequence[delivery.Updates]) -> str:
+    """SessionStart after compaction or /clear: the model lost its briefing and what it was
+    told since. What it needs now (its own claims, what waits on it, others and their claims,
+    the plan) and what is new since it was last told, within :data:`REBRIEF_CHARS`: news and
+    what waits on it first, then the state, then the tools."""
+    me, task, lane = joined.session, joined.task, joined.lane
+    now = store.now()
+    head = (
+        f"{PREFIX} (re-brief: your context was reset): you are {me.handle}"
+        f" on task #{task.id} {clip(task.title, 80)}."
+    )
+    from . import identity
+
+    cred = identity.credential(store, me)
+    if cred:
+        head += f' Your session_id for colony tools: "{cred}".'
+    state = state_lines(store, joined)
+    items = [o for u in groups for o in u.items]
+    remaining = sum(u.remaining for u in groups)
+    news: list[str] = []
+    if items:
+        whos = _authors(store, me, items[:MAX_ITEMS])
+        news.append("New since you were last told:")
+        news.extend(_with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS])
+        if remaining:
+            news.append(f"… and {remaining} more — task_updates_since(task_id={task.id})")
+    own = _own_claims(store, me, lane.repo_id)
+    lines = ([own] if own else []) + news + state
+    if not lines:
+        lines = ["Nothing new, nobody else here."]
+    return fit(head, lines, TOOLS_LINE, REBRIEF_CHARS, f"… more: task_timeline(task_id={task.id})")
+
+
+def subagent_brief(store: Store, parent: Session, agent_type: str) -> str:
+    """SubagentStart: a few lines for a subagent of ``parent`` (it has no session or handle
+    of its own): who holds which files in the lane, and to leave coordination to its parent.
+    Within :data:`SUBAGENT_CHARS`."""
+    lane = store.get_lane(parent.lane_id) if parent.lane_id else None
+    head = (
+        f"{PREFIX}: you are a subagent ({clip(agent_type, 40)}) of {parent.handle}; other agents "
+        "share this repository."
+    )
+    lines: list[str] = []
+    if lane is not None:
+        held: dict[str, list[str]] = {}
+        for c in claims_mod.list_live(store, repo_id=lane.repo_id):
+            if c["session_id"] != parent.id and c["state"] == "live":
+                held.setdefault(c["holder"], []).append(c["pattern"])
+        for holder, patterns in list(held.items())[:MAX_HOLDERS]:
+            lines.append(f"{holder} holds {', '.join(patterns[:MAX_PATTERNS])}.")
+        if held:
+            lines.append("Do not edit files others hold; report them to your parent instead.")
+    if not lines:
+        return f"{head} No files are held by others."
+    return fit(head, lines, "", SUBAGENT_CHARS, "… more held files: task_timeline().")
 
 
 def _authors(store: Store, me: Session, items: Sequence[Observation]) -> dict[str, str]:
@@ -195,7 +304,8 @@ def _stale(item: WorkItem, now: float) -> bool:
     """The rule of :func:`colony_tasks.work.is_stale` (kept here: hooks do not import it)."""
     if item.owner_ended_at is not None or item.owner_seen_at is None:
         return True
-    return now - item.owner_seen_at > claims_mod.STALE_AFTER
+    quiet = now - item.owner_seen_at > claims_mod.STALE_AFTER
+    return quiet or presence.is_cut_off(item.owner_waiting)
 
 
 def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
@@ -242,7 +352,7 @@ def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
         )
     if stale:
         lines.append(
-            "- Stale (owner ended or quiet 30m+): "
+            "- Stale (owner ended, quiet 30m+ or cut off): "
             + "; ".join(f"{_work(i)} ({i.owner_handle})" for i in stale[:PLAN_ITEMS])
             + " — a human or the planner can reassign it."
         )
@@ -327,6 +437,17 @@ def conflict_warning(
             f' or claim_file(paths=["{path}"]) once agreed.'
         )
     return "\n".join(out)
+
+
+def read_note(path: str, holder: dict, decision: Observation | None, now: float) -> str:
+    """``colony-tasks: api.py is held by codex-91bc (claimed 4m ago); latest decision naming
+    it: #12 "..."`` — one line, for a session reading a file another session holds."""
+    auto = holder.get("note") == claims_mod.AUTO_NOTE
+    how = "editing it" if auto else "claimed"
+    line = f"{PREFIX}: {path} is held by {holder['handle']} ({how} since {ago(holder['created_at'], now)})"
+    if decision is not None:
+        line += f'; latest decision naming it: #{decision.id} "{clip(decision.text, 120)}"'
+    return line + f'. Before editing it: ask_question(to="{holder["handle"]}", ...).'
 
 
 def undeliverable(rows: Sequence[dict]) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from . import lanes
+from . import lanes, presence
 from .errors import InvalidInput, NotFound
 from .globs import glob_regex, is_glob, matches
 from .kinds import ObsKind, TaskStatus
@@ -164,6 +164,11 @@ def _within(path: str, root: str) -> str | None:
 # -- operations -----------------------------------------------------------------------------
 
 
+def quiet(row: dict[str, Any], now: float) -> bool:
+    """A holder is stale when quiet past :data:`STALE_AFTER` or cut off (:mod:`.presence`)."""
+    return now - row["last_seen_at"] > STALE_AFTER or presence.is_cut_off(row.get("waiting"))
+
+
 def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
     return Holder(
         claim_id=row["id"],
@@ -173,7 +178,7 @@ def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
         agent=row["agent"],
         since=row["created_at"],
         expires_at=row["expires_at"],
-        stale=(now - row["last_seen_at"]) > STALE_AFTER,
+        stale=quiet(row, now),
         other_lane=row["lane_id"] != me.lane_id,
         branch=row["branch"],
         note=row["note"] or "",
@@ -345,11 +350,7 @@ def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any
         item = _public(row)
         item["repo_id"] = row["repo_id"]
         item["state"] = (
-            "expired"
-            if row["expires_at"] <= now
-            else "stale"
-            if now - row["last_seen_at"] > STALE_AFTER
-            else "live"
+            "expired" if row["expires_at"] <= now else "stale" if quiet(row, now) else "live"
         )
         out.append(item)
     return out

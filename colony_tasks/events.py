@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 
 from . import claims as claims_mod
-from . import delivery, settings
+from . import delivery, presence, settings
 from . import sessions as sessions_mod
 from .errors import InvalidInput
-from .globs import is_glob
+from .globs import is_glob, matches
 from .models import Lane, Record, Session
 from .store import Store
 
@@ -29,18 +29,21 @@ if TYPE_CHECKING:
 
 class Event(Record):
     """Who raised a lifecycle event: the agent's session id, its kind, its working folder and
-    the agent process the hook runs under."""
+    the agent process the hook runs under; ``subagent`` names the subagent inside that session
+    that acted (``Explore a1b2c3``), '' for the session itself. A subagent's acts are its
+    parent session's: it has no session of its own."""
 
     session_id: str
     agent: str
     cwd: str
     agent_pid: int | None = None
+    subagent: str = ""
 
 
 class ToolUse(Record):
     """A tool call in our terms: ``action`` is ``edit`` (``paths`` are the files it writes),
-    ``shell`` (``command`` is what it runs) or ``other``; ``use_id`` pairs a PreToolUse with
-    its PostToolUse."""
+    ``read`` (``paths`` are the files it reads), ``shell`` (``command`` is what it runs) or
+    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse."""
 
     name: str
     action: str
@@ -65,7 +68,19 @@ DUPLICATE_WINDOW_SECONDS = 60
 # The events whose second run would record or inject something twice: they are applied
 # exactly once (colony_tasks.relay.apply). Stop and SessionEnd are idempotent (a refresh, an
 # end), so they skip the idempotency key and its write.
-DEDUPED = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
+DEDUPED = frozenset(
+    {
+        "session-start",
+        "user-prompt-submit",
+        "pre-tool-use",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "subagent-start",
+    }
+)
+# SessionStart sources after which the model has lost what it was told (compaction, /clear):
+# a session the lane already knows is re-briefed (:func:`session_start`).
+REBRIEF_SOURCES = frozenset({"compact", "clear"})
 
 
 def _joined(parts: Sequence[str | None]) -> Result:
@@ -101,9 +116,14 @@ def _undeliverable(store: Store, me: Session) -> str | None:
     return briefing.undeliverable(store.undelivered_for_sender(me.id))
 
 
-def session_start(store: Store, event: Event) -> Result:
+def session_start(store: Store, event: Event, source: str = "startup") -> Result:
     """Register (or refresh) the session, join its lane task, and brief it. A session new to
-    the task is not sent the task's history again as news at its first prompt."""
+    the task is not sent the task's history again as news at its first prompt.
+
+    After compaction or /clear (``source`` ``compact`` / ``clear``) a session already on its
+    task has lost its briefing and whatever it was told since: it is re-briefed with the
+    state it needs now and what is new since it was last told (the cursor then advances, as
+    at a prompt), within :data:`colony_tasks.briefing.REBRIEF_CHARS`."""
     existing = store.get_session(event.session_id) if event.session_id else None
     sessions_mod.check_agent_event(event.session_id, event.agent, existing)
     with store.transaction():  # joined and marked briefed at once: one commit, not two
@@ -118,7 +138,25 @@ def session_start(store: Store, event: Event) -> Result:
             delivery.mark_briefed(store, joined.session, joined.task.id)
     from . import briefing
 
+    if source in REBRIEF_SOURCES and not joined.new_participant:
+        me = joined.session
+        groups = [
+            delivery.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
+            for task in store.tasks_of_session(me.id)
+        ]
+        return Result(context=briefing.rebrief(store, joined, groups))
     return Result(context=briefing.briefing(store, joined))
+
+
+def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
+    """A subagent starts inside the event's session (its parent): refresh the parent and give
+    the subagent a short brief of its own (others' claims, its parent's handle, what to do
+    before editing a held file), within :data:`colony_tasks.briefing.SUBAGENT_CHARS`. The
+    subagent has no session: what it does is recorded as its parent's, naming it."""
+    me = _session(store, event)
+    from . import briefing
+
+    return Result(context=briefing.subagent_brief(store, me, agent_type or "subagent"))
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
@@ -139,8 +177,15 @@ def checks_before(tool: ToolUse) -> bool:
     """Whether :func:`before_tool` has anything to do for this tool (an edit with paths, a
     shell command); hooks ask first, so other tools never open the store."""
     return (tool.action == "shell" and bool(tool.command.strip())) or (
-        tool.action == "edit" and bool(tool.paths)
+        tool.action in ("edit", "read") and bool(tool.paths)
     )
+
+
+def fingerprinted(event: str, tool: ToolUse | None = None) -> bool:
+    """Whether the event is applied exactly once (its idempotency key claimed, see
+    :mod:`colony_tasks.relay.apply`): a read is not (it is the most frequent hook and says a
+    thing once per file anyway)."""
+    return event in DEDUPED and not (tool is not None and tool.action == "read")
 
 
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
@@ -153,6 +198,8 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     if tool.action == "shell":
         _note_shell_files(store, _session(store, event), tool, event.cwd)
         return NOTHING
+    if tool.action == "read":
+        return _before_read(store, event, tool)
     me = _session(store, event)
     rel = repo_paths(store, me, tool.paths, event.cwd)
     lane = store.get_lane(me.lane_id) if me.lane_id else None
@@ -169,18 +216,68 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     return Result(context=warning)
 
 
-def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
+def _before_read(store: Store, event: Event, tool: ToolUse) -> Result:
+    """Before a read: one line, once per session and file, when another live session of the
+    lane holds the file — who holds it and the latest decision that names it. Reads of files
+    nobody else holds (nearly all) cost three reads of the store and write nothing."""
+    me = store.get_session(event.session_id) if event.session_id else None
+    lane = store.get_lane(me.lane_id) if me is not None and me.lane_id else None
+    if me is None or lane is None:
+        return NOTHING
+    rel = repo_paths(store, me, tool.paths, event.cwd)
+    if not rel:
+        return NOTHING
+    now = store.now()
+    rows = store.live_claims_matching(lane.repo_id, rel, exclude_session=me.id)
+    lines = []
+    for path in rel:
+        held = [
+            r
+            for r in rows
+            if r["lane_id"] == lane.id
+            and matches(r["pattern"], path, r["regex"])
+            and not claims_mod.quiet(r, now)
+        ]
+        if held and store.first_read_note(me.id, path):
+            from . import briefing
+
+            decision = _decision_naming(store, me, path)
+            lines.append(briefing.read_note(path, held[0], decision, now))
+    return _joined(lines)
+
+
+def _decision_naming(store: Store, me: Session, path: str) -> Any:
+    """The latest decision of the session's lane task whose text names ``path`` (or its
+    file name), or None."""
+    task_id = lane_task_id(store, me)
+    if task_id is None:
+        return None
+    name = path.rsplit("/", 1)[-1]
+    for obs in reversed(store.timeline(task_id, kinds=["decision"], limit=50)):
+        if path in obs.text or name in obs.text:
+            return obs
+    return None
+
+
+def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = False) -> Result:
     """After a tool: record the edit (auto-claiming its files) or the command, warn at once
-    about a collision, and deliver what is addressed to the session or urgent."""
+    about a collision, and deliver what is addressed to the session or urgent.
+
+    ``failed``: the tool failed (Claude Code's PostToolUseFailure: a shell command that exited
+    non-zero, an edit that did not apply). What a failed shell command changed on disk is
+    recorded and warned about like any other command's; the command is recorded as failed."""
     me = _session(store, event)
+    extra = _meta(event, failed)
     notes: list[str | None] = []
-    if tool.action == "edit":
-        notes.append(_after_edit(store, me, tool, event.cwd))
+    if tool.action == "edit" and not failed:  # a failed Edit/Write changed nothing
+        notes.append(_after_edit(store, me, tool, event.cwd, extra))
     elif tool.action == "shell" and tool.command.strip():
-        record_command(store, me, tool.command, tool=tool.name)
+        record_command(store, me, tool.command, tool=tool.name, meta=extra)
         changed = _shell_changed(store, me, tool, event.cwd)
         if changed:
-            notes.append(_after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd))
+            notes.append(
+                _after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd, extra)
+            )
     delivered = delivery.deliver_directed(store, me)
     if delivered:
         from . import briefing
@@ -190,14 +287,30 @@ def after_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     return _joined(notes)
 
 
-def _after_edit(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> str | None:
+def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
+    """What an observation notes about who acted and how: the subagent, a failed tool."""
+    extra: dict[str, Any] = {}
+    if event.subagent:
+        extra["subagent"] = event.subagent
+    if failed:
+        extra["failed"] = True
+    return extra
+
+
+def _after_edit(
+    store: Store,
+    me: Session,
+    tool: ToolUse,
+    cwd: str | None,
+    extra: dict[str, Any] | None = None,
+) -> str | None:
     rel = repo_paths(store, me, tool.paths, cwd)
     lane = store.get_lane(me.lane_id) if me.lane_id else None
     if not rel or lane is None:
         return None
     with store.transaction():
         found = claims_mod.conflicts_for(store, me, rel, lane)
-        record_edit(store, me, rel, tool=tool.name)
+        record_edit(store, me, rel, tool=tool.name, meta=extra)
         claims_mod.grant(
             store,
             me,
@@ -292,6 +405,50 @@ def stop(store: Store, event: Event) -> Result:
     return NOTHING
 
 
+def stop_failure(store: Store, event: Event, error: str = "") -> Result:
+    """The agent's turn ended on a model API error (Claude Code's StopFailure: ``rate_limit``,
+    ``overloaded``, ``billing_error``, ...): the session cannot act until its human resumes it.
+    The lane sees it at once (a note in the lane task, and the session shown as cut off);
+    its claims and taken items become stale now and takeable after
+    :data:`colony_tasks.presence.CUT_OFF_GRACE` (the rule is in :mod:`colony_tasks.presence`).
+    A subagent's failure is not its session's: nothing happens."""
+    if event.subagent:
+        return NOTHING
+    me = _session(store, event)
+    state = presence.cut_off(error)
+    grace = presence.CUT_OFF_GRACE
+    with store.transaction():
+        store.set_waiting(me.id, state)
+        store.cap_claims(me.id, store.now() + grace)
+        store.add_observation(
+            "note",
+            f"{me.handle} was cut off ({state[len(presence.CUT_OFF) :]}) and cannot act until"
+            f" its human resumes it. Its claims are stale now and expire in {grace // 60}m;"
+            " its taken work items can then be taken with take_work(item_id=...).",
+            session_id=me.id,
+            task_id=lane_task_id(store, me),
+            meta={"event": "cut-off", "error": state[len(presence.CUT_OFF) :]},
+            max_chars=COMMAND_CHARS,
+        )
+    return NOTHING
+
+
+def waits_on_human(kind: str) -> bool:
+    """Whether a notification of this type means the session waits on its human; hooks ask
+    first, so other notifications never open the store."""
+    return kind in presence.WAITING_NOTIFICATIONS
+
+
+def notification(store: Store, event: Event, kind: str) -> Result:
+    """The agent notified its human (Claude Code's Notification): on an idle or permission
+    prompt the session is shown as waiting on its human until its next event."""
+    if not waits_on_human(kind):
+        return NOTHING
+    me = _session(store, event)
+    store.set_waiting(me.id, presence.HUMAN)
+    return NOTHING
+
+
 def session_end(store: Store, event: Event) -> Result:
     """End the session and release its claims — unless it belongs to another live agent
     process (a payload that merely carries its id ends nothing)."""
@@ -321,13 +478,20 @@ def record_prompt(store: Store, session: Session, prompt: str) -> int:
     )
 
 
-def record_command(store: Store, session: Session, command: str, *, tool: str = "Bash") -> int:
+def record_command(
+    store: Store,
+    session: Session,
+    command: str,
+    *,
+    tool: str = "Bash",
+    meta: dict[str, Any] | None = None,
+) -> int:
     return store.add_observation(
         "command",
         command,
         session_id=session.id,
         task_id=lane_task_id(store, session),
-        meta={"tool": tool},
+        meta={"tool": tool, **(meta or {})},
         max_chars=COMMAND_CHARS,
     )
 
@@ -356,7 +520,8 @@ def record_edit(
 ) -> int:
     """One ``edit`` observation listing the touched repo-relative paths."""
     lane = store.get_lane(session.lane_id) if session.lane_id else None
-    text = f"{', '.join(rel_paths)} ({tool})"
+    by = f", subagent {meta['subagent']}" if meta and meta.get("subagent") else ""
+    text = f"{', '.join(rel_paths)} ({tool}{by})"
     return store.add_observation(
         "edit",
         text,

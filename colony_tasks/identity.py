@@ -4,9 +4,13 @@ The rule, for every front end:
 
 - **Humans** (the CLI, the viewer) act as the name they give: ``human:<name>``, one session per
   name (:func:`colony_tasks.sessions.human_session`). They never act as an agent session.
-- **Agents** reach the core through the MCP server, which tells its caller by process
-  ancestry: the hooks record the agent's pid on its session, and the server's ancestors
-  include that process. :func:`agent_caller` applies the rule:
+- **Agents** reach the core through the MCP server, which tells its caller from the session
+  id its agent put in its environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``, the id its
+  hooks see), or else by process ancestry: the hooks record the agent's pid on its session,
+  and the server's ancestors include that process (Codex passes no id to MCP servers). The
+  environment's id counts only while it names a live agent session (after ``/clear`` the
+  agent moves to a new session and ends the old one; ancestry then finds the new one).
+  :func:`agent_caller` applies the rule:
 
   1. The caller is detected: with no ``session_id`` it acts as itself; an explicit
      ``session_id`` must name one of the detected agent process's own live sessions (after
@@ -84,16 +88,23 @@ def _named(store: Store, ref: str) -> tuple[Session, str | None]:
     return found, key
 
 
-def detected(store: Store, pids: Sequence[int]) -> Session | None:
-    """The live session whose hooks ran under the nearest of ``pids`` (the caller's
-    ancestors), or None."""
+def detected(store: Store, pids: Sequence[int], env_session: str | None = None) -> Session | None:
+    """The live agent session named by the agent's environment (``env_session``), else the
+    live session whose hooks ran under the nearest of ``pids`` (the caller's ancestors), or
+    None."""
+    if env_session:
+        named = store.get_session(env_session)
+        if named is not None and named.ended_at is None and not is_human(named):
+            return named
     return sessions.session_for_process(store, list(pids)) if pids else None
 
 
-def agent_caller(store: Store, session_id: str | None, pids: Sequence[int]) -> Session:
+def agent_caller(
+    store: Store, session_id: str | None, pids: Sequence[int], env_session: str | None = None
+) -> Session:
     """The session an agent's call acts as, by the rule above; :class:`NotAllowed` or
     :class:`NotFound` with the next step otherwise."""
-    caller = detected(store, pids)
+    caller = detected(store, pids, env_session)
     if session_id is None:
         if caller is None:
             raise NotFound(
@@ -126,9 +137,11 @@ def agent_caller(store: Store, session_id: str | None, pids: Sequence[int]) -> S
     return target
 
 
-def maybe_agent_caller(store: Store, session_id: str | None, pids: Sequence[int]) -> Session | None:
+def maybe_agent_caller(
+    store: Store, session_id: str | None, pids: Sequence[int], env_session: str | None = None
+) -> Session | None:
     """Like :func:`agent_caller` for reads that work without a session: None when no
     session_id was passed and none was detected."""
     if session_id is None:
-        return detected(store, pids)
-    return agent_caller(store, session_id, pids)
+        return detected(store, pids, env_session)
+    return agent_caller(store, session_id, pids, env_session)

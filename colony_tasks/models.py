@@ -145,6 +145,8 @@ class Session(Record):
     ended_at: float | None
     machine: str = ""
     developer: str = ""
+    waiting: str = ""
+    waiting_since: float | None = None
 
     @property
     def active(self) -> bool:
@@ -224,6 +226,7 @@ class WorkItem(Record):
     depends_on: tuple[int, ...] = ()
     owner_seen_at: float | None = None
     owner_ended_at: float | None = None
+    owner_waiting: str = ""
 
 
 def load_meta(raw: str | None) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 Keys (all optional)::
 
     {"claims": {"mode": "warn" | "block"},   # block: a live conflict denies the edit
+     "git_guard": {"mode": "warn" | "block"},  # block: the pre-commit guard stops the commit
      "search": {"embedder": "minilm" | "static" | "minilm-torch" | "none"},
      "chains": {"loop_limit": 8}}
 """
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 DEFAULTS: dict[str, Any] = {
     "claims": {"mode": "warn"},
+    "git_guard": {"mode": "warn"},
     "search": {"embedder": "minilm"},
     "chains": {"loop_limit": 8},
 }

@@ -25,7 +25,7 @@ Every change is also a ``work`` thread item, so the plan's progress is in every 
 
 from __future__ import annotations
 
-from . import chains
+from . import chains, presence
 from . import claims as claims_mod
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .globs import matches
@@ -102,7 +102,7 @@ def is_stale(item: WorkItem, now: float) -> bool:
         return False
     if item.owner_ended_at is not None or item.owner_seen_at is None:
         return True
-    return now - item.owner_seen_at > STALE_AFTER
+    return now - item.owner_seen_at > STALE_AFTER or presence.is_cut_off(item.owner_waiting)
 
 
 def stale_note(item: WorkItem, now: float) -> str:
@@ -303,6 +303,22 @@ def take(
             item = get_item(store, found)
         elif item.owner == session.id and item.state == WorkState.TAKEN:
             pass
+        elif item.state == WorkState.TAKEN and presence.takeable(
+            item.owner_waiting, item.owner_seen_at, store.now()
+        ):
+            # Its owner was cut off (rate limit, overloaded API) past the grace period.
+            store.assign_work_item(item.id, session.id)
+            granted, found_conflicts = _claim_files(store, session, task, item)
+            chains.insert(
+                store,
+                task,
+                session,
+                ObsKind.WORK,
+                f"took #{item.id} {clip(item.title, TITLE_IN_TEXT)} from {item.owner_handle}"
+                " (cut off)",
+                meta={"event": "take", "item": item.id, "files": item.files, "from": item.owner},
+            )
+            return Taken(get_item(store, item.id), granted, found_conflicts)
         elif item.state == WorkState.TAKEN:
             raise Conflict(f"Item #{item.id} is taken by {item.owner_handle}.", "take_next")
         elif item.state in (WorkState.DONE, WorkState.DROPPED):

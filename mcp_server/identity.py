@@ -1,5 +1,6 @@
 """Who is calling: the session a tool call acts as, by the core's rule
-(:mod:`colony_tasks.identity`) applied to this server's process ancestry.
+(:mod:`colony_tasks.identity`) applied to the session id the agent put in this server's
+environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``) and this server's process ancestry.
 
 The ancestry is read once (it does not change while the server lives; off Linux it costs a
 ``ps`` call per step); the session is resolved on every call, because the agent may /clear
@@ -8,11 +9,14 @@ and continue in the same process under a new session id.
 
 from __future__ import annotations
 
+import os
+
 from colony_tasks import identity, procs
 from colony_tasks.models import Session
 from colony_tasks.store import Store
 
 _ANCESTRY: list[list[int]] = []
+SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
 def ancestry() -> list[int]:
@@ -23,9 +27,14 @@ def ancestry() -> list[int]:
 
 def caller(store: Store, session_id: str | None) -> Session:
     """The session this call acts as; NotFound/NotAllowed with the next step otherwise."""
-    return identity.agent_caller(store, session_id, ancestry())
+    return identity.agent_caller(store, session_id, ancestry(), env_session())
 
 
 def maybe_caller(store: Store, session_id: str | None) -> Session | None:
     """Like :func:`caller` for tools that can work without one: None when undetermined."""
-    return identity.maybe_agent_caller(store, session_id, ancestry())
+    return identity.maybe_agent_caller(store, session_id, ancestry(), env_session())
+
+
+def env_session() -> str | None:
+    """The session id the agent that started this server gave it, if any."""
+    return os.environ.get(SESSION_ENV) or None

@@ -28,6 +28,8 @@ EVENT_NAMES = {
     "user-prompt-submit": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "subagent-start": "SubagentStart",
 }
 CLAUDE_SPECIFIC = {
     "SessionStart": {"hookEventName", "additionalContext"},
@@ -39,6 +41,8 @@ CLAUDE_SPECIFIC = {
         "permissionDecisionReason",
     },
     "PostToolUse": {"hookEventName", "additionalContext"},
+    "PostToolUseFailure": {"hookEventName", "additionalContext"},
+    "SubagentStart": {"hookEventName", "additionalContext"},
 }
 
 
@@ -81,6 +85,15 @@ def check_codex(event: str, stdout: str) -> dict[str, Any] | None:
     if event == "session-end":
         assert data is None
         return None
+    if event not in CODEX_SCHEMA_FILES:
+        # No published schema here (SubagentStart): the same strict shape Codex's other wire
+        # schemas have, the event name and additionalContext only.
+        if data is not None:
+            assert set(data) == {"hookSpecificOutput"}
+            specific = data["hookSpecificOutput"]
+            assert set(specific) == {"hookEventName", "additionalContext"}
+            assert specific["hookEventName"] == EVENT_NAMES[event]
+        return data
     jsonschema.Draft7Validator(schema(f"codex/{CODEX_SCHEMA_FILES[event]}")).validate(data or {})
     return data
 

@@ -83,7 +83,11 @@ def claude(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
         "user-prompt-submit": "UserPromptSubmit",
         "pre-tool-use": "PreToolUse",
         "post-tool-use": "PostToolUse",
+        "post-tool-use-failure": "PostToolUseFailure",
+        "subagent-start": "SubagentStart",
         "stop": "Stop",
+        "stop-failure": "StopFailure",
+        "notification": "Notification",
         "session-end": "SessionEnd",
     }
     payload = {
@@ -92,12 +96,18 @@ def claude(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
         "cwd": str(cwd),
         "hook_event_name": names[event],
     }
-    if event in ("pre-tool-use", "post-tool-use", "user-prompt-submit", "stop"):
+    if event in (
+        "pre-tool-use",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "user-prompt-submit",
+        "stop",
+    ):
         payload["permission_mode"] = "default"
     # Like the real CLI (../shared/payloads): every prompt and tool call carries ids of its own.
     if event != "session-start":
         payload["prompt_id"] = f"prompt-{next(_IDS)}"
-    if event in ("pre-tool-use", "post-tool-use"):
+    if event in ("pre-tool-use", "post-tool-use", "post-tool-use-failure"):
         payload["tool_use_id"] = f"toolu_{next(_IDS)}"
     payload.update(fields)
     return payload
@@ -110,6 +120,7 @@ def codex(event: str, sid: str, cwd: Path, **fields: Any) -> dict[str, Any]:
         "user-prompt-submit": "UserPromptSubmit",
         "pre-tool-use": "PreToolUse",
         "post-tool-use": "PostToolUse",
+        "subagent-start": "SubagentStart",
         "stop": "Stop",
         "session-end": "SessionEnd",
     }

@@ -60,6 +60,23 @@ def test_a_detected_caller_acts_as_itself_and_may_name_itself(db: Store, crew):
     assert identity.agent_caller(db, "sess-me", [ME]).id == "sess-me"
 
 
+def test_the_agents_environment_names_the_caller_before_ancestry(db: Store, crew):
+    # Claude Code gives its MCP server CLAUDE_CODE_SESSION_ID: no process table needed.
+    assert identity.agent_caller(db, None, [], "sess-other").id == "sess-other"
+    assert identity.agent_caller(db, None, [ME], "sess-other").id == "sess-other"
+    with pytest.raises(NotAllowed, match="acts only as itself"):
+        identity.agent_caller(db, crew["me"].handle, [], "sess-other")
+
+
+def test_an_ended_unknown_or_human_environment_session_falls_back_to_ancestry(db: Store, crew):
+    sessions.end_session(db, "sess-other")  # e.g. /clear moved the agent to a new session
+    assert identity.agent_caller(db, None, [ME], "sess-other").id == "sess-me"
+    assert identity.agent_caller(db, None, [ME], "no-such-session").id == "sess-me"
+    assert identity.agent_caller(db, None, [ME], crew["human"].id).id == "sess-me"
+    with pytest.raises(NotFound):
+        identity.agent_caller(db, None, [], "sess-other")
+
+
 def test_a_detected_caller_naming_another_session_is_refused(db: Store, crew):
     with pytest.raises(NotAllowed, match=f"You are {crew['me'].handle}.*another session"):
         identity.agent_caller(db, crew["other"].handle, [ME])
@@ -172,6 +189,16 @@ async def test_mcp_without_ancestry_accepts_only_the_keyed_session_id(
     assert failed and "key" in text
     failed, text = await _call("task_post", content="x", session_id=identity.credential(db, other))
     assert not failed and json.loads(text)["author"] == other.handle
+
+
+@pytest.mark.anyio
+async def test_mcp_binds_to_the_session_its_environment_names(
+    db: Store, crew, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(mcp_identity, "_ANCESTRY", [[]])
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-other")
+    failed, text = await _call("task_post", content="from the environment")
+    assert not failed and json.loads(text)["author"] == crew["other"].handle
 
 
 def test_cli_acts_only_as_the_human_named(home: Path, repo: Path, crew, monkeypatch):

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from colony_tasks.cli import cli
 from colony_tasks.install import InstallError, layout, locate, make_plan, run
-from colony_tasks.install.hookblock import EVENTS, is_our_handler
+from colony_tasks.install.hookblock import EVENTS, events_for, is_our_handler
 
 EXE = "/opt/venv-a/bin/colony-tasks"
 OTHER_EXE = "/home/me/.local/pipx/venvs/colony-tasks/bin/colony-tasks"
@@ -186,6 +186,9 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
     assert {c.status for c in plan.changes} == {"created"}
     claude = load(homes.claude_settings)
     assert [e for e, _ in our_handlers(claude)] == [e.name for e in EVENTS]
+    codex_events = [e for e, _ in our_handlers(load(homes.codex_hooks))]
+    assert codex_events == [e.name for e in events_for("codex")]
+    assert "PostToolUseFailure" not in codex_events and "SubagentStart" in codex_events
     start = claude["hooks"]["SessionStart"][0]["hooks"][0]
     assert start == {
         "type": "command",
@@ -193,7 +196,9 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
         "args": ["hook", "session-start", "--agent", "claude"],
         "timeout": 10,
     }
-    assert claude["hooks"]["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash"
+    assert (
+        claude["hooks"]["PreToolUse"][0]["matcher"] == "Edit|Write|MultiEdit|NotebookEdit|Bash|Read"
+    )
     assert load(homes.claude_state)["mcpServers"]["colony-tasks"] == {
         "command": EXE,
         "args": ["mcp"],
@@ -427,9 +432,9 @@ def test_reinstall_from_another_venv_replaces_rather_than_duplicates(homes: Home
     run("install", command=OTHER_EXE)
     run("install", command=EXE)
 
-    for path in (homes.claude_settings, homes.codex_hooks):
+    for path, agent in ((homes.claude_settings, "claude"), (homes.codex_hooks, "codex")):
         handlers = our_handlers(load(path))
-        assert len(handlers) == len(EVENTS)
+        assert len(handlers) == len(events_for(agent))
         assert all(OTHER_EXE not in json.dumps(h) for _, h in handlers)
     assert (
         tomlkit.parse(homes.codex_config.read_text())["mcp_servers"]["colony-tasks"]["command"]
@@ -455,16 +460,16 @@ def test_codex_command_quotes_a_path_with_spaces_and_still_recognises_it(homes: 
     handlers = our_handlers(load(homes.codex_hooks))
 
     assert handlers[0][1]["command"] == f"'{spaced}' hook session-start --agent codex"
-    assert len(handlers) == len(EVENTS)
+    assert len(handlers) == len(events_for("codex"))
 
 
 def test_our_handlers_under_events_we_no_longer_use_are_removed(homes: Homes) -> None:
-    stale = {"type": "command", "command": OTHER_EXE, "args": ["hook", "notification"]}
-    write_json(homes.claude_settings, {"hooks": {"Notification": [{"hooks": [stale]}]}})
+    stale = {"type": "command", "command": OTHER_EXE, "args": ["hook", "teammate-idle"]}
+    write_json(homes.claude_settings, {"hooks": {"TeammateIdle": [{"hooks": [stale]}]}})
 
     run("install", agents=["claude"], command=EXE)
 
-    assert "Notification" not in load(homes.claude_settings)["hooks"]
+    assert "TeammateIdle" not in load(homes.claude_settings)["hooks"]
 
 
 def test_an_existing_mcp_entry_keeps_the_users_extra_keys(homes: Homes) -> None:
@@ -780,3 +785,20 @@ def test_project_uninstall_leaves_no_approval_and_no_empty_folder(
     write_json(local, {"enabledMcpjsonServers": ["colony-tasks"]})
     run("uninstall", scope="project", cwd=root)
     assert sorted(p.name for p in root.iterdir()) == [".git"]
+
+
+def test_doctor_names_the_events_an_older_install_lacks(homes: Homes) -> None:
+    from colony_tasks.install import status
+
+    run("install", command=EXE)
+    assert status.report(None)[0] == []
+    settings = load(homes.claude_settings)
+    for event in ("SubagentStart", "StopFailure"):
+        del settings["hooks"][event]  # as an install by an older version left it
+    write_json(homes.claude_settings, settings)
+
+    problems, _ = status.report(None)
+
+    assert len(problems) == 1
+    assert str(homes.claude_settings) in problems[0]
+    assert "SubagentStart, StopFailure" in problems[0] and "install` again" in problems[0]

@@ -219,3 +219,25 @@ def test_the_mcp_inspector_cli_lists_and_calls_the_tools(home: Path, tmp_path: P
     )
     assert called.returncode == 0, called.stderr
     assert "tasks" in json.loads(called.stdout)["structuredContent"]
+
+
+@pytest.mark.anyio
+async def test_the_server_binds_to_the_session_claude_code_names_in_its_environment(
+    home: Path, repo: Path, tmp_path: Path
+):
+    # A session whose agent process is not among the server's ancestors: only the
+    # environment (as Claude Code starts its stdio MCP servers) can name it.
+    home.mkdir(parents=True, exist_ok=True)
+    store = Store(home / "colony.db")
+    me = sessions.register(store, "env-claude", agent="claude", cwd=str(repo)).session
+    env = {**server_env(home), "CLAUDE_CODE_SESSION_ID": "env-claude"}
+    params = StdioServerParameters(command=str(EXE), args=["mcp"], env=env, cwd=str(repo))
+    with (tmp_path / "server.err").open("w") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            posted = await ok(client, "task_post", content="bound from the environment")
+    assert posted["author"] == me.handle
+    store.close()

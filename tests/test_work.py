@@ -192,7 +192,7 @@ def test_a_human_reassigns_a_stale_item_and_its_claims_move(store: Store, lane, 
     clock.advance(45 * 60)
     store.refresh_session("sess-a")
     assert actions.plan_show(store, lane["task_id"]).stale == [ids[0]]
-    assert "- Stale (owner ended or quiet 30m+): #1 schema (codex-" in briefing.briefing(
+    assert "- Stale (owner ended, quiet 30m+ or cut off): #1 schema (codex-" in briefing.briefing(
         store, join(store, "sess-a", "claude", lane["repo"])
     )
     failed = [c for c in doctor.diagnose(store) if c["check"] == "work"][0]

@@ -22,6 +22,8 @@ NO_FREE_TEXT = {
     "_apply": "runs a migration's own SQL",
     "add_participant": "task id, session id, cursor",
     "add_recipients": "observation id, session ids",
+    "cap_claims": "session id and a time",
+    "set_waiting": "session id and a state from colony_tasks.presence (sanitised)",
     "end_session": "session id and a time",
     "admin.fts_consistent": "reads only (its DELETE is in a savepoint rolled back)",
     "vectors.lease_unembedded": "observation ids, a model name and an owner id",
@@ -89,6 +91,7 @@ def call_every_text_writer(store: Store) -> set[str]:
         "s1", task, lane.repo_id, lane.id, f"src/{SECRET}.py", None, TEXT, 60
     )
     store.renew_claim(claim, 60, TEXT)
+    store.first_read_note("s1", f"src/{SECRET}.py")
     item = store.insert_work_item(task, TEXT, description=TEXT, files=[f"src/{SECRET}/**"])
     store.finish_work_item(item, "blocked", summary=TEXT, reason=TEXT)
     signature = f'[{{"name": "connect", "signature": "connect(token=\'{SECRET}\')"}}]'
@@ -111,6 +114,7 @@ def call_every_text_writer(store: Store) -> set[str]:
         "add_observation",
         "insert_claim",
         "renew_claim",
+        "first_read_note",
     }
 
 

@@ -27,6 +27,7 @@ COMMANDS = {
     "plan": "plan_cmds",
     "search": "search_cmds",
     "embed": "search_cmds",
+    "guard": "guard_cmd",
     "migrate": "team_cmds",
     "relay": "team_cmds",
     "post": "thread_cmds",

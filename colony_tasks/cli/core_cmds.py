@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .. import actions, paths
+from .. import actions, paths, presence
 from ..render import ago, iso, item_line
 from ..store import Store
 from ..tasks import STATUS_FILTERS
@@ -43,7 +43,9 @@ def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
                 s.handle,
                 s.agent,
                 s.who,
-                "ended" if s.ended_at else "active",
+                "ended"
+                if s.ended_at
+                else presence.describe(s.waiting, s.waiting_since) or "active",
                 ago(s.last_seen_at),
                 s.cwd,
             ]

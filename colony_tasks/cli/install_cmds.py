@@ -25,6 +25,11 @@ AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
 def _options(func: Callable) -> Callable:
     func = json_option(func)
     func = click.option(
+        "--git-guard",
+        is_flag=True,
+        help="Only the opt-in git pre-commit guard of the current repository (see `guard`).",
+    )(func)
+    func = click.option(
         "--dry-run", is_flag=True, help="Print a diff of each file instead of writing."
     )(func)
     func = click.option(
@@ -128,7 +133,7 @@ def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @_options
-def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
+def install(agent: str, scope: str, dry_run: bool, as_json: bool, git_guard: bool) -> None:
     """Register the hooks and the MCP server with Claude Code and/or Codex.
 
     Safe to run again: it changes nothing when already installed and replaces entries left by
@@ -138,12 +143,55 @@ def install(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     Each changed file is backed up first (never beside it) into
       ~/.colony-tasks/backups/  (COLONY_TASKS_HOME/backups/ when set)
     as <file>.colony-tasks-<timestamp>.bak; the output names each backup.
+
+    With --git-guard, instead: add the pre-commit guard to the current repository's git hooks
+    folder (never to its tracked files, never over an existing pre-commit hook).
     """
+    if git_guard:
+        _guard("install", dry_run, as_json)
+        return
     _run("install", agent, scope, dry_run, as_json)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @_options
-def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
-    """Remove exactly what `install` added, keeping every other hook, setting and server."""
+def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool, git_guard: bool) -> None:
+    """Remove exactly what `install` added, keeping every other hook, setting and server.
+
+    With --git-guard: only remove the current repository's pre-commit guard (if it is ours).
+    """
+    if git_guard:
+        _guard("uninstall", dry_run, as_json)
+        return
     _run("uninstall", agent, scope, dry_run, as_json)
+
+
+def _guard(action: Action, dry_run: bool, as_json: bool) -> None:
+    from ..install import gitguard
+    from ..install.locate import find_executable, repo_root
+
+    root = repo_root()
+    if dry_run:
+        hook = gitguard.hooks_dir(root) / "pre-commit"
+        emit(as_json, {"path": str(hook), "dry_run": True}, lambda: f"Would {action} {hook}.")
+        return
+    if action == "install":
+        change = gitguard.install(root, find_executable())
+    else:
+        change = gitguard.uninstall(root)
+    messages = {
+        "created": "Installed the git guard",
+        "updated": "Updated the git guard",
+        "unchanged": "The git guard is already installed",
+        "removed": "Removed the git guard",
+        "absent": "No colony-tasks git guard here: nothing to remove",
+        "left": "Left the existing pre-commit hook alone",
+    }
+    emit(
+        as_json,
+        change.to_dict(),
+        lambda: (
+            f"{messages[change.status]}: {change.path}"
+            + (f"\n{change.advice}" if change.advice else "")
+        ),
+    )

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CLAUDE_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+CLAUDE_READ_TOOLS = frozenset({"Read"})
 CODEX_PATCH_TOOLS = frozenset({"apply_patch"})
 WRITE_TOOLS = CLAUDE_WRITE_TOOLS | CODEX_PATCH_TOOLS
 SHELL_TOOLS = frozenset({"Bash", "PowerShell", "shell", "exec_command"})
@@ -93,7 +94,7 @@ def shell_command(tool_input: Any) -> str:
 
 def tool_use(payload: dict[str, Any]) -> list[Any]:
     """The payload's tool call as the core's ``ToolUse`` values
-    ``[name, action, paths, command, use_id]``, ``action`` being edit, shell or other."""
+    ``[name, action, paths, command, use_id]``, ``action`` being edit, read, shell or other."""
     name = text(payload, "tool_name")
     tool_input = payload.get("tool_input")
     use_id = text(payload, "tool_use_id")
@@ -101,13 +102,37 @@ def tool_use(payload: dict[str, Any]) -> list[Any]:
         return [name, "edit", tool_paths(name, tool_input), "", use_id]
     if name in SHELL_TOOLS:
         return [name, "shell", [], shell_command(tool_input), use_id]
+    if name in CLAUDE_READ_TOOLS and isinstance(tool_input, dict):
+        path = tool_input.get("file_path")
+        return [name, "read", [path] if isinstance(path, str) and path else [], "", use_id]
     return [name, "other", [], "", use_id]
+
+
+def subagent(payload: dict[str, Any]) -> str:
+    """``Explore a1b2c3d4``: the subagent a payload comes from (``agent_type`` and the start
+    of ``agent_id``, which both agents send inside a subagent), '' outside one."""
+    kind, ident = text(payload, "agent_type"), text(payload, "agent_id")
+    if not ident:
+        return ""  # agent_type alone: Claude Code run with --agent, the session itself
+    return f"{kind or 'subagent'} {ident[:8]}"
+
+
+#: The payload fields each event passes on besides the session's (``tool`` is parsed).
+EXTRA = {
+    "session-start": ("source",),
+    "user-prompt-submit": ("prompt",),
+    "subagent-start": ("agent_type",),
+    "stop-failure": ("error",),
+    "notification": ("notification_type",),
+}
+TOOL_EVENTS = frozenset({"pre-tool-use", "post-tool-use", "post-tool-use-failure"})
 
 
 def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict[str, Any]:
     """The relay request for one event: the event's values, its idempotency key and when it
     was sent. SessionStart and SessionEnd establish or check who owns the session, so they
-    find the exact agent process (which may cost a ``ps`` call off Linux)."""
+    find the exact agent process (which may cost a ``ps`` call off Linux). A subagent's
+    events carry its name; SubagentStart is its parent's event (the subagent has no session)."""
     exact = event in ("session-start", "session-end")
     found: dict[str, Any] = {
         "op": "event",
@@ -116,13 +141,14 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict
         "session": text(payload, "session_id"),
         "cwd": text(payload, "cwd"),
         "pid": agent_pid(cheap=not exact),
+        "subagent": "" if event == "subagent-start" else subagent(payload),
         "key": event_key(event, raw),
         "at": time.time(),
     }
-    if event in ("pre-tool-use", "post-tool-use"):
+    if event in TOOL_EVENTS:
         found["tool"] = tool_use(payload)
-    elif event == "user-prompt-submit":
-        found["prompt"] = text(payload, "prompt")
+    for field in EXTRA.get(event, ()):
+        found[field] = text(payload, field)
     return found
 
 
@@ -131,6 +157,10 @@ EVENT_NAMES = {
     "user-prompt-submit": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
     "post-tool-use": "PostToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
+    "subagent-start": "SubagentStart",
     "stop": "Stop",
+    "stop-failure": "StopFailure",
+    "notification": "Notification",
     "session-end": "SessionEnd",
 }

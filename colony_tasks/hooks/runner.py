@@ -72,7 +72,7 @@ def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
     """The JSON both agents accept: only hookEventName, additionalContext, and a deny."""
     context = reply.get("context") if reply else None
     deny = reply.get("deny") if reply else None
-    if event in ("stop", "session-end") or not (context or deny):
+    if event in ("stop", "stop-failure", "notification", "session-end") or not (context or deny):
         return None
     specific: dict[str, Any] = {"hookEventName": EVENT_NAMES[event]}
     if deny and event == "pre-tool-use":

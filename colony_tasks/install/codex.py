@@ -47,7 +47,7 @@ def hooks_block(command: str) -> hookblock.Block:
         event.name: hookblock.group(
             event.codex_matcher, handler(command, event.slug, event.timeout)
         )
-        for event in hookblock.EVENTS
+        for event in hookblock.events_for("codex")
     }
 
 

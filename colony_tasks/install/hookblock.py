@@ -23,13 +23,20 @@ Block = dict[str, Group]
 
 @dataclass(frozen=True)
 class HookEvent:
-    """One lifecycle event: its config name, CLI name, per-agent matcher and timeout (s)."""
+    """One lifecycle event: its config name, CLI name, per-agent matcher and timeout (s), and
+    the agents that have it (``claude``, ``codex``)."""
 
     name: str
     slug: str
     claude_matcher: str | None
     codex_matcher: str | None
     timeout: int
+    agents: tuple[str, ...] = ("claude", "codex")
+
+
+def events_for(agent: str) -> tuple[HookEvent, ...]:
+    """The events installed for ``agent``."""
+    return tuple(e for e in EVENTS if agent in e.agents)
 
 
 CLAUDE_EDIT_TOOLS = "Edit|Write|MultiEdit|NotebookEdit"
@@ -43,8 +50,13 @@ EVENTS: tuple[HookEvent, ...] = (
     HookEvent("UserPromptSubmit", "user-prompt-submit", None, None, 10),
     # Before edits, and before shell commands: the hook notes the state of the files that
     # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
+    # And before Claude's Read: one line when another session holds the file.
     HookEvent(
-        "PreToolUse", "pre-tool-use", f"{CLAUDE_EDIT_TOOLS}|Bash", "^(apply_patch|Bash)$", 10
+        "PreToolUse",
+        "pre-tool-use",
+        f"{CLAUDE_EDIT_TOOLS}|Bash|Read",
+        "^(apply_patch|Bash)$",
+        10,
     ),
     # After edits and shell commands, and after our own MCP tools (answering a question
     # through MCP must deliver what is addressed to the session mid-turn, like any tool call).
@@ -55,7 +67,25 @@ EVENTS: tuple[HookEvent, ...] = (
         f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
         10,
     ),
+    # Claude Code fires PostToolUseFailure instead of PostToolUse when a tool fails (a shell
+    # command that exits non-zero may still have edited files); Codex fires PostToolUse.
+    HookEvent(
+        "PostToolUseFailure", "post-tool-use-failure", "^Bash$", None, 10, agents=("claude",)
+    ),
+    # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
+    HookEvent("SubagentStart", "subagent-start", None, None, 10),
     HookEvent("Stop", "stop", None, None, 10),
+    # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
+    # session waiting on its human (idle or permission prompt); nothing reaches the model.
+    HookEvent("StopFailure", "stop-failure", None, None, 10, agents=("claude",)),
+    HookEvent(
+        "Notification",
+        "notification",
+        "^(idle_prompt|permission_prompt)$",
+        None,
+        10,
+        agents=("claude",),
+    ),
     # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.
     HookEvent("SessionEnd", "session-end", None, None, 3),
 )

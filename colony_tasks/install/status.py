@@ -25,7 +25,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from . import claude, codex
-from .hookblock import is_our_handler
+from .hookblock import events_for, is_our_handler
 from .locate import codex_home
 
 CODEX_TRUST_STEP = (
@@ -47,16 +47,31 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _has_our_hooks(path: Path) -> bool:
+def _our_events(path: Path) -> set[str]:
+    """The events under which ``path`` holds a colony-tasks handler."""
     hooks = _json(path).get("hooks")
     if not isinstance(hooks, dict):
-        return False
-    for groups in hooks.values():
+        return set()
+    found = set()
+    for event, groups in hooks.items():
         for group in groups if isinstance(groups, list) else []:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             if any(is_our_handler(h) for h in handlers or []):
-                return True
-    return False
+                found.add(event)
+    return found
+
+
+def _has_our_hooks(path: Path) -> bool:
+    return bool(_our_events(path))
+
+
+def missing_events(path: Path, agent: str) -> list[str]:
+    """The events of this version that an install in ``path`` lacks (written by an older
+    version): their hooks never run until `colony-tasks install` is run again."""
+    have = _our_events(path)
+    if not have:
+        return []
+    return [e.name for e in events_for(agent) if e.name not in have]
 
 
 def _codex_config() -> dict[str, Any]:
@@ -170,6 +185,14 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
     for twice in (double_install(root), codex_double_install(root)):
         if twice:
             problems.append(twice)
+    for agent, found in (("claude", claude_found), ("codex", codex_found)):
+        for path in found:
+            missing = missing_events(path, agent)
+            if missing:
+                problems.append(
+                    f"{path} lacks the colony-tasks hooks for {', '.join(missing)} (installed"
+                    " by an older version); run `colony-tasks install` again."
+                )
     if codex_found:
         config = _codex_config()
         features = config.get("features") if isinstance(config.get("features"), dict) else {}

@@ -24,9 +24,14 @@ EVENTS = (
     "user-prompt-submit",
     "pre-tool-use",
     "post-tool-use",
+    "post-tool-use-failure",
+    "subagent-start",
     "stop",
+    "stop-failure",
+    "notification",
     "session-end",
 )
+TOOL_EVENTS = frozenset({"pre-tool-use", "post-tool-use", "post-tool-use-failure"})
 
 
 class BadRequest(ValueError):
@@ -40,9 +45,9 @@ def _text(request: dict[str, Any], key: str) -> str:
     return utf8_safe(value) if isinstance(value, str) else ""
 
 
-def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None, str]:
-    """The request's (event name, :class:`Event`, :class:`ToolUse` or None, prompt text);
-    raises :class:`BadRequest` for a malformed one."""
+def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None]:
+    """The request's (event name, :class:`Event`, :class:`ToolUse` or None); raises
+    :class:`BadRequest` for a malformed one."""
     name = _text(request, "event")
     if name not in EVENTS:
         raise BadRequest(f"unknown event {name!r}")
@@ -52,6 +57,7 @@ def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None, s
         _text(request, "agent") or "claude",
         _text(request, "cwd"),
         pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        _text(request, "subagent"),
     )
     tool = None
     raw_tool = request.get("tool")
@@ -59,7 +65,7 @@ def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None, s
         if not isinstance(raw_tool, list) or len(raw_tool) != 5:
             raise BadRequest("tool must be [name, action, paths, command, use_id]")
         tool_name, action, tool_paths, command, use_id = raw_tool
-        if action not in ("edit", "shell", "other") or not isinstance(tool_paths, list):
+        if action not in ("edit", "read", "shell", "other") or not isinstance(tool_paths, list):
             raise BadRequest("malformed tool")
         tool = ToolUse(
             utf8_safe(str(tool_name)),
@@ -68,32 +74,40 @@ def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None, s
             utf8_safe(str(command or "")),
             utf8_safe(str(use_id or "")),
         )
-    if name in ("pre-tool-use", "post-tool-use") and tool is None:
+    if name in TOOL_EVENTS and tool is None:
         raise BadRequest(f"{name} needs a tool")
-    return name, event, tool, _text(request, "prompt")
+    return name, event, tool
 
 
-def _run(store: Store, name: str, event: Event, tool: ToolUse | None, prompt: str) -> Result:
+def _run(
+    store: Store, name: str, event: Event, tool: ToolUse | None, request: dict[str, Any]
+) -> Result:
+    """The event's one use case in :mod:`colony_tasks.events`."""
     if name == "session-start":
-        return events.session_start(store, event)
+        return events.session_start(store, event, _text(request, "source") or "startup")
     if name == "user-prompt-submit":
-        return events.prompt(store, event, prompt)
-    if name == "pre-tool-use":
+        return events.prompt(store, event, _text(request, "prompt"))
+    if name == "subagent-start":
+        return events.subagent_start(store, event, _text(request, "agent_type"))
+    if name in TOOL_EVENTS:
         assert tool is not None
-        return events.before_tool(store, event, tool)
-    if name == "post-tool-use":
-        assert tool is not None
-        return events.after_tool(store, event, tool)
+        if name == "pre-tool-use":
+            return events.before_tool(store, event, tool)
+        return events.after_tool(store, event, tool, failed=name == "post-tool-use-failure")
     if name == "stop":
         return events.stop(store, event)
+    if name == "stop-failure":
+        return events.stop_failure(store, event, _text(request, "error"))
+    if name == "notification":
+        return events.notification(store, event, _text(request, "notification_type"))
     return events.session_end(store, event)
 
 
 def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
     """Apply one event request to ``store``; the reply for the client."""
-    name, event, tool, prompt = event_values(request)
-    if name not in events.DEDUPED:
-        result = _run(store, name, event, tool, prompt)
+    name, event, tool = event_values(request)
+    if not events.fingerprinted(name, tool):
+        result = _run(store, name, event, tool, request)
     else:
         key = _text(request, "key")
         at = request.get("at")
@@ -101,7 +115,7 @@ def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
         with store.transaction():
             if key and not store.claim_event(key, when, events.DUPLICATE_WINDOW_SECONDS):
                 return {}
-            result = _run(store, name, event, tool, prompt)
+            result = _run(store, name, event, tool, request)
     return {"context": result.context, "deny": result.deny}
 
 

@@ -31,7 +31,16 @@ SLOW_EVENT = 0.2
 SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
-CONTEXT_EVENTS = frozenset({"session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"})
+CONTEXT_EVENTS = frozenset(
+    {
+        "session-start",
+        "user-prompt-submit",
+        "pre-tool-use",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "subagent-start",
+    }
+)
 
 DOWN_NOTICE = (
     "colony-tasks: the team store is unreachable. Your activity is saved on this machine and"

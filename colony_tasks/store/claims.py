@@ -17,7 +17,9 @@ CLAIM_COLUMNS = (
     " c.created_at, c.renewed_at, c.expires_at, c.released_at, c.regex"
 )
 CLAIM_FROM = "claims c JOIN sessions s ON s.id = c.session_id LEFT JOIN lanes l ON l.id = c.lane_id"
-CLAIM_EXTRA = ", s.handle, s.agent, s.last_seen_at, s.ended_at, s.developer, s.machine, l.branch"
+CLAIM_EXTRA = (
+    ", s.handle, s.agent, s.last_seen_at, s.ended_at, s.developer, s.machine, s.waiting, l.branch"
+)
 
 
 class ClaimsMixin(StoreBase):
@@ -146,6 +148,16 @@ class ClaimsMixin(StoreBase):
             params.append(repo_id)
         row = self._one(f"SELECT COUNT(*) FROM claims WHERE {where}", params)
         return int(row[0]) if row else 0
+
+    def cap_claims(self, session_id: str, until: float) -> int:
+        """Bring the expiry of the session's unreleased claims forward to ``until`` (those
+        that would outlive it); returns how many."""
+        cursor = self._run(
+            "UPDATE claims SET expires_at = ? WHERE session_id = ? AND released_at IS NULL"
+            " AND expires_at > ?",
+            (until, session_id, until),
+        )
+        return cursor.rowcount
 
     def release_claims(
         self,

@@ -237,6 +237,17 @@ CLAIM_GLOBS = """
 CREATE INDEX claims_globs ON claims(repo_id) WHERE released_at IS NULL AND is_glob = 1;
 """
 
+# What a live session is waiting on (SQLite migration 14 adds the same two columns).
+SESSION_WAITING = """
+ALTER TABLE sessions ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN waiting_since DOUBLE PRECISION;
+CREATE TABLE read_notes (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    PRIMARY KEY (session_id, path)
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
     Migration(9, "work_items", WORK_ITEMS),
@@ -244,6 +255,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
     Migration(13, "claim_globs_index", CLAIM_GLOBS),
+    Migration(14, "session_waiting", SESSION_WAITING),
 )
 
 LATEST = MIGRATIONS[-1].version

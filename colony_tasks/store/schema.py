@@ -310,6 +310,23 @@ CLAIM_GLOBS = """
 CREATE INDEX claims_globs ON claims(repo_id) WHERE released_at IS NULL AND is_glob = 1;
 """
 
+# What a live session is waiting on, when it is not acting (colony_tasks.events): '' (acting),
+# 'human' (the agent asked its human and waits: Claude Code's idle and permission prompts) or
+# 'cut-off:<error>' (its model API refused it: a rate limit, an overloaded API); since when.
+# Any later event of the session clears it.
+#
+# read_notes: the files another session held when this session read them and was told so,
+# once per session and file.
+SESSION_WAITING = """
+ALTER TABLE sessions ADD COLUMN waiting TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN waiting_since REAL;
+CREATE TABLE read_notes (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    PRIMARY KEY (session_id, path)
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -324,6 +341,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "dependency_graph", DEPENDENCY_GRAPH),
     Migration(12, "team_identity", TEAM_IDENTITY),
     Migration(13, "claim_globs_index", CLAIM_GLOBS),
+    Migration(14, "session_waiting", SESSION_WAITING),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 
 SESSION_COLUMNS = (
     "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at, machine,"
+    " developer, waiting, waiting_since"
+)
+INSERT_COLUMNS = (
+    "id, handle, agent, cwd, lane_id, agent_pid, started_at, last_seen_at, ended_at, machine,"
     " developer"
 )
 
@@ -46,6 +50,15 @@ class SessionsMixin(StoreBase):
                 )
         assert row is not None
         return Lane(**dict(row))
+
+    def find_lane(self, repo_id: str, branch: str) -> Lane | None:
+        """The lane for (repository, branch) if one exists; never creates it."""
+        repo_id, branch = redact(repo_id), redact(branch)
+        row = self._one(
+            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
+            (repo_id, branch),
+        )
+        return Lane(**dict(row)) if row else None
 
     def get_lane(self, lane_id: int) -> Lane | None:
         row = self._one(
@@ -82,7 +95,7 @@ class SessionsMixin(StoreBase):
     ) -> None:
         now = self.now()
         self._run(
-            f"INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+            f"INSERT INTO sessions({INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
             (
                 session_id,
                 handle,
@@ -106,7 +119,7 @@ class SessionsMixin(StoreBase):
         agent_pid: int | None = None,
         reopen: bool = False,
     ) -> None:
-        sets = ["last_seen_at = ?"]
+        sets = ["last_seen_at = ?", "waiting = ''", "waiting_since = NULL"]
         params: list[Any] = [self.now()]
         cwd = redact(cwd) if cwd else cwd
         for column, value in (("cwd", cwd), ("lane_id", lane_id), ("agent_pid", agent_pid)):
@@ -117,6 +130,27 @@ class SessionsMixin(StoreBase):
             sets.append("ended_at = NULL")
         params.append(session_id)
         self._run(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", params)
+
+    def set_waiting(self, session_id: str, waiting: str) -> None:
+        """What the live session now waits on ('' for nothing; see migration 13), from now."""
+        self._run(
+            "UPDATE sessions SET waiting = ?, waiting_since = ? WHERE id = ? AND ended_at IS NULL",
+            (waiting, self.now() if waiting else None, session_id),
+        )
+
+    def first_read_note(self, session_id: str, path: str) -> bool:
+        """Record that the session was told about ``path`` on reading it; False when it
+        already was. Read first: a file read again costs no write."""
+        path = redact(path)
+        if self._one(
+            "SELECT 1 FROM read_notes WHERE session_id = ? AND path = ?", (session_id, path)
+        ):
+            return False
+        cursor = self._run(
+            "INSERT OR IGNORE INTO read_notes(session_id, path) VALUES (?, ?)",
+            (session_id, path),
+        )
+        return cursor.rowcount == 1
 
     def session_key(self, session_id: str) -> str | None:
         row = self._one("SELECT key FROM session_keys WHERE session_id = ?", (session_id,))

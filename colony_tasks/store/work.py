@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 WORK_COLUMNS = (
     "w.id, w.task_id, w.title, w.description, w.files, w.state, w.owner, s.handle AS owner_handle,"
     " w.reason, w.summary, w.created_by, w.created_at, w.taken_at, w.finished_at,"
-    " s.last_seen_at AS owner_seen_at, s.ended_at AS owner_ended_at"
+    " s.last_seen_at AS owner_seen_at, s.ended_at AS owner_ended_at,"
+    " COALESCE(s.waiting, '') AS owner_waiting"
 )
 WORK_FROM = "work_items w LEFT JOIN sessions s ON s.id = w.owner"
 # Open, and nothing it depends on is still to do.

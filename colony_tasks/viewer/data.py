@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import actions, work
 from .. import claims as claims_mod
+from .. import presence as presence_mod
 from ..errors import ColonyError, describe
 from ..kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
 from ..models import Observation, Session, Task
@@ -26,9 +27,14 @@ WAITING_KINDS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.BLOCKER)
 
 
 def presence(session: Session, now: float) -> str:
-    """``ended`` if it ended, ``online`` if seen in the last five minutes, else ``idle``."""
+    """``ended`` if it ended; ``waiting`` on its human or ``cut-off`` (see
+    :mod:`colony_tasks.presence`); ``online`` if seen in the last five minutes, else ``idle``."""
     if session.ended_at is not None:
         return "ended"
+    if session.waiting == presence_mod.HUMAN:
+        return "waiting"
+    if presence_mod.is_cut_off(session.waiting):
+        return "cut-off"
     return "online" if now - (session.last_seen_at or 0) < ONLINE_SECONDS else "idle"
 
 
@@ -40,6 +46,7 @@ def person(session: Session, now: float) -> dict[str, Any]:
         "agent": session.agent,
         "who": session.who,
         "presence": presence(session, now),
+        "waiting": presence_mod.describe(session.waiting, session.waiting_since, now),
         "last_seen_at": session.last_seen_at,
         "started_at": session.started_at,
         "ended_at": session.ended_at,

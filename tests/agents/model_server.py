@@ -39,6 +39,7 @@ class Step:
     by then, such as the id of a question another agent asked meanwhile).
     ``gate``: the answer is held until the gate is set (bounded by ``WAIT_SECONDS``).
     ``reached`` is set when the agent's request for this step has arrived.
+    ``status``: answer with this HTTP error instead (429: rate limited, 529: overloaded).
     """
 
     tool: str | None = None
@@ -49,6 +50,7 @@ class Step:
     gate: threading.Event | None = None
     reached: threading.Event = field(default_factory=threading.Event)
     request: dict[str, Any] | None = None
+    status: int | None = None
 
     def wait_reached(self, what: str) -> dict[str, Any]:
         """The agent's request for this step, once it has arrived (bounded wait)."""
@@ -80,6 +82,14 @@ def search_tools(query: str) -> Step:
 def say(text: str, gate: threading.Event | None = None) -> Step:
     """A step that answers with ``text`` (the end of the agent's turn)."""
     return Step(text=text, gate=gate)
+
+
+def fail(status: int) -> Step:
+    """A step that answers with an API error (429 rate limit, 529 overloaded)."""
+    return Step(status=status)
+
+
+API_ERRORS = {429: "rate_limit_error", 529: "overloaded_error"}
 
 
 def texts(body: Any) -> str:
@@ -206,6 +216,11 @@ class ScriptedServer:
                 else:
                     if step.gate is not None and not step.gate.wait(WAIT_SECONDS):
                         self._json(500, {"error": "the test never opened this step's gate"})
+                        return
+                    if step.status is not None:
+                        kind = API_ERRORS.get(step.status, "api_error")
+                        error = {"type": kind, "message": f"scripted {step.status}"}
+                        self._json(step.status, {"type": "error", "error": error})
                         return
                     events = server.stream(step, body)
                 payload = "".join(

@@ -182,8 +182,9 @@ class Sandbox:
         self.runs.append(run)
         return run
 
-    def claude(self, server: MessagesServer, prompt: str) -> Run:
-        """``claude -p PROMPT`` against ``server``, edits accepted, debug log kept."""
+    def claude(self, server: MessagesServer, prompt: str, *extra: str) -> Run:
+        """``claude -p PROMPT`` against ``server``, edits accepted, debug log kept; ``extra``
+        arguments (``--continue``) are added."""
         log = self.home / f"claude-debug-{len(self.runs)}.txt"
         env = {**self.env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.port}"}
         command = [
@@ -198,6 +199,7 @@ class Sandbox:
             "mcp__colony-tasks",
             "--debug-file",
             str(log),
+            *extra,
         ]
         return self._start("claude", command, env, server, log)
 
