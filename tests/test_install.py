@@ -694,7 +694,8 @@ def test_plugin_files_run_the_launcher_for_both_agents() -> None:
         assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/bin/colony-tasks" hook {slug}'
     pre = hooks["hooks"]["PreToolUse"][0]["matcher"]
     assert re.fullmatch(pre, "Edit") and re.fullmatch(pre, "apply_patch")
-    assert not re.fullmatch(pre, "Read")
+    assert re.fullmatch(pre, "Read")  # a read of a held file is told once (docs/lifecycle.md)
+    assert not re.fullmatch(pre, "Glob")
     post = hooks["hooks"]["PostToolUse"][0]["matcher"]
     assert re.fullmatch(post, "mcp__plugin_colony-tasks_colony-tasks__task_post")
     assert layout.plugin_mcp() == {
