@@ -17,6 +17,8 @@ import zlib
 
 DB_NAME = "colony.db"
 LOG_NAME = "hooks.log"
+#: The relay's own comings and goings (started, retired, exited); failures go to the hook log.
+RELAY_LOG_NAME = "relay.log"
 SETTINGS_NAME = "settings.json"
 LOG_MAX_BYTES = 1_000_000
 
@@ -135,12 +137,13 @@ def read_log(path: str) -> list[str]:
         return handle.readlines()
 
 
-def log(message: str) -> None:
-    """Append one line to the hook log (rotated past ``LOG_MAX_BYTES``); never raises."""
+def log(message: str, *, name: str = LOG_NAME) -> None:
+    """Append one line to the hook log (or another log of the data folder: ``name``), rotated
+    past ``LOG_MAX_BYTES``; never raises."""
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     line = f"{stamp} {message.replace(chr(10), ' | ')}\n".encode("utf-8", "replace")
     try:
-        _append(os.path.join(ensure_home(), LOG_NAME), line)
+        _append(os.path.join(ensure_home(), name), line)
     except Exception:
         try:
             private_dir(fallback_dir())

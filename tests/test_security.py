@@ -429,6 +429,7 @@ def test_hooks_create_a_private_store_under_umask_000(home: Path, repo: Path):
         "relay-local.lock": 0o600,
         "relay-local.pid": 0o600,
         "relay-local.sock": 0o600,
+        "relay.log": 0o600,
     }
 
 

@@ -183,7 +183,8 @@ class Relay:
         if not self.retiring:
             paths.log(
                 f"relay {os.getpid()} ({wire.VERSION}) retires: a client of version"
-                f" {client_version[:40]} asked"
+                f" {client_version[:40]} asked",
+                name=paths.RELAY_LOG_NAME,
             )
         with self.cond:
             first = not self.retiring
@@ -309,7 +310,10 @@ def serve(url: str | None, key: str) -> int:
         handle.write(f"{os.getpid()}\n")
     os.chmod(wire.pid_path(key), 0o600)
     relay.start()
-    paths.log(f"relay {os.getpid()} ({wire.VERSION}) serving {relay.backend} store")
+    paths.log(
+        f"relay {os.getpid()} ({wire.VERSION}) serving {relay.backend} store",
+        name=paths.RELAY_LOG_NAME,
+    )
     try:
         while not (relay.stopping or relay.retiring):
             try:
@@ -333,5 +337,5 @@ def serve(url: str | None, key: str) -> int:
                 pass
         relay.stop()
         relay.close()
-        paths.log(f"relay {os.getpid()} exited")
+        paths.log(f"relay {os.getpid()} exited", name=paths.RELAY_LOG_NAME)
     return 0
