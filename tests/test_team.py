@@ -106,7 +106,7 @@ def test_postgresql_migrates_blank_to_latest_once_and_records_each_step(pg_serve
     finally:
         pg_server.template = saved
     store = PgStore(blank, migrate=False)
-    assert store.schema_version() == 0 and store.pending_migrations() == [8, 9, 10, 11, 12, 13]
+    assert store.schema_version() == 0 and store.pending_migrations() == [8, 9, 10, 11, 12, 13, 14]
     assert store.migrate() == [m.version for m in MIGRATIONS]
     assert store.schema_version() == LATEST
     assert [r["name"] for r in store.applied_migrations()] == [m.name for m in MIGRATIONS]
@@ -307,7 +307,7 @@ def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     from colony_tasks.relay.team import TeamRelay
     from colony_tasks.team.outbox import MAX_ATTEMPTS
 
-    def broken(store, event, tool):
+    def broken(store, event, tool, **options):
         raise RuntimeError("a bug in a use case")
 
     laptop = machines[0]
