@@ -65,19 +65,24 @@ COMMAND_CHARS = 600
 # An event sent again within this window is the same event (see
 # colony_tasks.relay.wire.event_key): a hook installed twice, or a client whose relay died.
 DUPLICATE_WINDOW_SECONDS = 60
-# The events whose second run would record or inject something twice: they are applied
-# exactly once (colony_tasks.relay.apply). Stop and SessionEnd are idempotent (a refresh, an
-# end), so they skip the idempotency key and its write.
-DEDUPED = frozenset(
-    {
-        "session-start",
-        "user-prompt-submit",
-        "pre-tool-use",
-        "post-tool-use",
-        "post-tool-use-failure",
-        "subagent-start",
-    }
+# Every agent event, one use case each below. The quiet ones never give the agent text.
+EVENTS = (
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "subagent-start",
+    "stop",
+    "stop-failure",
+    "notification",
+    "session-end",
 )
+QUIET = frozenset({"stop", "stop-failure", "notification", "session-end"})
+# The events whose second run would record or inject something twice (those that speak): they
+# are applied exactly once (colony_tasks.relay.apply). The quiet ones are idempotent (a
+# refresh, a state, an end), so they skip the idempotency key and its write.
+DEDUPED = frozenset(EVENTS) - QUIET
 # SessionStart sources after which the model has lost what it was told (compaction, /clear):
 # a session the lane already knows is re-briefed (:func:`session_start`).
 REBRIEF_SOURCES = frozenset({"compact", "clear"})

@@ -18,19 +18,6 @@ from ..events import Event, Result, ToolUse
 from ..redact import utf8_safe
 from ..store import Store, open_local
 
-#: The events a client sends and the use case each one runs.
-EVENTS = (
-    "session-start",
-    "user-prompt-submit",
-    "pre-tool-use",
-    "post-tool-use",
-    "post-tool-use-failure",
-    "subagent-start",
-    "stop",
-    "stop-failure",
-    "notification",
-    "session-end",
-)
 TOOL_EVENTS = frozenset({"pre-tool-use", "post-tool-use", "post-tool-use-failure"})
 
 
@@ -49,7 +36,7 @@ def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None]:
     """The request's (event name, :class:`Event`, :class:`ToolUse` or None); raises
     :class:`BadRequest` for a malformed one."""
     name = _text(request, "event")
-    if name not in EVENTS:
+    if name not in events.EVENTS:
         raise BadRequest(f"unknown event {name!r}")
     pid = request.get("pid")
     event = Event(

@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from .. import backend, paths
+from .. import backend, events, paths
 from ..errors import ColonyError
 from ..redact import redact
 from ..store.pg import PgStore, is_connection_error
@@ -31,16 +31,7 @@ SLOW_EVENT = 0.2
 SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
-CONTEXT_EVENTS = frozenset(
-    {
-        "session-start",
-        "user-prompt-submit",
-        "pre-tool-use",
-        "post-tool-use",
-        "post-tool-use-failure",
-        "subagent-start",
-    }
-)
+CONTEXT_EVENTS = frozenset(events.EVENTS) - events.QUIET
 
 DOWN_NOTICE = (
     "colony-tasks: the team store is unreachable. Your activity is saved on this machine and"
