@@ -25,7 +25,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -272,8 +271,10 @@ def batches(lengths: list[int], tokens_per_batch: int = TOKENS_PER_BATCH) -> lis
     return groups
 
 
-@cache
 def _blas_controller() -> ThreadpoolController | None:
+    """A controller of the BLAS libraries loaded now (0.1-0.2 ms to make): one kept from an
+    earlier call missed what was loaded since — with torch's libraries in the process, a
+    query ran on two threads again."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - a dependency; without it, BLAS keeps its threads
