@@ -81,7 +81,6 @@ class Relay:
         self.work_seconds = 0.0  # time spent applying events (for the benchmarks' budget)
         self.started = time.time()
         self.last_request = time.monotonic()
-        self._searcher: Any = None
         self._search_lock = threading.Lock()
         self.listener: socket.socket | None = None
         self.socket_file = ""
@@ -162,17 +161,16 @@ class Relay:
         task_id = request.get("task_id")
         semantic = request.get("semantic")
         with self._search_lock:
-            if self._searcher is None:
-                self._searcher = search_mod.Searcher(store)
+            searcher = search_mod.searcher_for(store)  # kept warm while the store is open
             hits = actions.search(
-                self._searcher,
+                searcher,
                 str(request.get("query") or ""),
                 limit=int(request.get("limit") or 20),
                 task_id=task_id if isinstance(task_id, int) else None,
                 kinds=[str(k) for k in kinds] if isinstance(kinds, list) and kinds else None,
                 semantic=semantic if isinstance(semantic, bool) else None,
             )
-            unavailable = self._searcher.unavailable
+            unavailable = searcher.unavailable
             self.searches += 1
         return {"hits": [h.to_dict() for h in hits], "unavailable": unavailable}
 
