@@ -117,7 +117,7 @@ def deliver(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any]
     if wire.enabled():
         wait = SESSION_END_RELAY_WAIT if event == "session-end" else RELAY_WAIT
         try:
-            reply = wire.ask(wire.socket_path(wire.LOCAL_KEY), {"v": wire.VERSION, **req}, wait)
+            reply = wire.ask(wire.socket_path(wire.LOCAL_KEY), req, wait)
         except wire.NoRelay:
             reply, start = None, True
         if reply is not None and not reply.get("retire"):

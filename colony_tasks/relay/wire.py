@@ -75,8 +75,10 @@ def event_key(event: str, raw: bytes) -> str:
 
 
 def ask(path: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
-    """Send one request and return the reply; None when none came within ``timeout`` (the
-    relay is slow, or died mid-request). Raises :class:`NoRelay` when nothing listens."""
+    """Send one request, stamped with this client's version, and return the reply; None when
+    none came within ``timeout`` (the relay is slow, or died mid-request). Raises
+    :class:`NoRelay` when nothing listens."""
+    request = {**request, "v": VERSION}
     deadline = time.monotonic() + timeout
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -128,7 +130,7 @@ def request_once(
     """Ask this user's relay for ``store_key``; None when there is none (starting one first
     when ``start``, for the next caller) or it did not answer in time."""
     try:
-        return ask(socket_path(store_key), {"v": VERSION, **request}, timeout)
+        return ask(socket_path(store_key), request, timeout)
     except NoRelay:
         if start:
             spawn()

@@ -44,7 +44,7 @@ def handle(url: str, request: dict[str, Any]) -> dict[str, Any] | None:
     finally:
         box.close()
     path = wire.socket_path(key)
-    ask = {"v": wire.VERSION, "op": "spooled", "id": row_id}
+    ask = {"op": "spooled", "id": row_id}
     ask.update(event=request["event"], session=request.get("session"))
     try:
         return _answer(wire.ask(path, ask, REPLY_WAIT))

@@ -50,7 +50,7 @@ def status(url: str | None) -> dict[str, Any]:
     said: dict[str, Any] = {}
     if pid is not None:
         try:
-            said = wire.ask(socket_path(key), {"v": wire.VERSION, "op": "ping"}, 2.0) or {}
+            said = wire.ask(socket_path(key), {"op": "ping"}, 2.0) or {}
         except wire.NoRelay:
             said = {}
     found: dict[str, Any] = {
