@@ -6,7 +6,7 @@ Figures and same-run ratios, not tests (the tests assert growth, never time):
    (PREVIOUS_COMMIT, imported from git into a temporary package) in the same run,
    interleaved: normal agent traffic (code, git output, logs, prose, the non-secret corpus);
    each adversarial family (the slowest unit the hill climb of
-   tests/test_redaction_linear.py finds per rule and for redact() as a whole, the known ReDoS
+   tests/core/test_redaction_linear.py finds per rule and for redact() as a whole, the known ReDoS
    shapes, units dense with matches or near misses, a soup of every trigger), repeated to
    size, reporting the family's slowest member for each engine; and 1 MB dense with secrets
    (every rule's own example, and the secret corpus, repeated). The target is 1 MB of any of

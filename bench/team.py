@@ -2,7 +2,7 @@
 
     python bench/team.py [--n 40] [--events 20]
 
-Starts a throwaway PostgreSQL server (tests/pgserver.py: Debian's binaries, loopback, a temp
+Starts a throwaway PostgreSQL server (tests/support/pgserver.py: Debian's binaries, loopback, a temp
 folder) and times the installed ``colony-tasks hook EVENT`` process per event:
 
 * SQLite mode vs team mode (relay running, PostgreSQL up), interleaved: goal team ≤ 1.5×;

@@ -1,7 +1,7 @@
 """Matching claim patterns (gitignore-style globs) against repo-relative paths.
 
 A glob is matched by :func:`glob_match`, written here for gitignore's semantics (those of
-``pathspec``, checked against it in tests/test_globs.py) without regular expressions: a claim
+``pathspec``, checked against it in tests/core/test_globs.py) without regular expressions: a claim
 pattern is any text an agent sends, and a regular expression of a pattern such as
 ``*?*?*?*?*?*?*?*?e`` backtracks for minutes on a long path. Here each ``*`` piece is found
 leftmost-first, which is exact for globs and never backtracks, so matching takes at most

@@ -6,8 +6,8 @@ then replaces secrets by ``[REDACTED:<kind>]``, keeping readable prefixes such a
 :mod:`colony_tasks.redact_rules`.
 
 Time is linear in the length of the text, whatever the text: every rule has a shape that
-cannot backtrack (checked rule by rule in tests/redos.py, searched for slow inputs in
-tests/test_redaction_linear.py, measured in bench/redact.py), and ``<private>`` nesting is
+cannot backtrack (checked rule by rule in tests/support/redos.py, searched for slow inputs in
+tests/core/test_redaction_linear.py, measured in bench/redact.py), and ``<private>`` nesting is
 counted in one pass.
 
 A rule runs only when one of its lowercase trigger substrings occurs in the text, and its

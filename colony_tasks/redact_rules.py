@@ -7,7 +7,7 @@ pattern. A group named ``keep`` is a readable prefix kept in the output (``passw
 
 Token formats follow each provider's public documentation and the rule sets of gitleaks and
 detect-secrets; the patterns are written anew for Python's ``re`` in a shape that cannot
-backtrack (tests/redos.py proves it for every rule, tests/test_redaction_rules.py holds an
+backtrack (tests/support/redos.py proves it for every rule, tests/core/test_redaction_rules.py holds an
 example per rule):
 
 - a rule starts with a literal anchor (or a bounded head) and every quantifier in the head is
@@ -247,7 +247,7 @@ _TOOL_FLAGS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 # Provider token formats with a literal prefix, measured against gitleaks' provider list
-# (tests/test_redaction_providers.py); each pattern written here from the documented shape.
+# (tests/core/test_redaction_providers.py); each pattern written here from the documented shape.
 # A token is followed by no further character of its alphabet.
 _PROVIDERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("1password-token", ("ops_eyj",), r"ops_eyJ[A-Za-z0-9+/]{100,}+={0,3}+"),

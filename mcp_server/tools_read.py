@@ -20,7 +20,7 @@ from . import models as m
 from .toolkit import SessionId, TaskId, state, store, tool
 
 TIMELINE_KINDS = (*THREAD_KINDS, ObsKind.EDIT)
-# The schema needs literals; tests/test_kinds.py checks these against colony_tasks.kinds.
+# The schema needs literals; tests/core/test_kinds.py checks these against colony_tasks.kinds.
 Status = Literal["open", "done", "all"]
 Kind = Literal[
     "note",

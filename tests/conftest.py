@@ -38,25 +38,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-# The core's contract tests run against both backends: one set of tests, two stores. Their
+# Tests marked ``both_backends`` are the core's contract: one set of tests, two stores. Their
 # `store` (and `store_address`, for tests that open the store in other processes) is SQLite
-# and a real PostgreSQL server started for the session (tests/pgserver.py).
-CONTRACT_MODULES = {
-    "test_thread",
-    "test_chains",
-    "test_claims",
-    "test_sessions",
-    "test_use_cases",
-    "test_search",
-    "test_work",
-    "test_store_facets",
-}
-
-
+# and a real PostgreSQL server started for the session (tests/support/pgserver.py).
 def pytest_generate_tests(metafunc):
-    module = metafunc.module.__name__.rsplit(".", 1)[-1]
     wants = {"store", "store_address"} & set(metafunc.fixturenames)
-    if module in CONTRACT_MODULES and wants:
+    if wants and metafunc.definition.get_closest_marker("both_backends"):
         metafunc.parametrize(
             "backend",
             ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)],
@@ -72,7 +59,7 @@ def backend(request) -> str:
 @pytest.fixture(scope="session")
 def pg_server():
     """One PostgreSQL server for the whole session, torn down afterwards."""
-    from tests.pgserver import PgServer
+    from tests.support.pgserver import PgServer
 
     bindir = PgServer.find()
     if bindir is None:
@@ -115,7 +102,7 @@ def store(store_address: str, clock: Clock):
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A real git repository with one commit on branch main."""
-    from tests.gitutil import make_repo
+    from tests.support.gitutil import make_repo
 
     return make_repo(tmp_path / "proj")
 

@@ -12,7 +12,7 @@ from .output import CONTEXT_SETTINGS, STEP_WORDING
 
 # Which module registers each command: a command's module is imported when it is run (or all
 # of them for --help), so `colony-tasks search` does not pay for the installer, the doctor,
-# the viewer and the rest (tests/test_cli.py keeps this table equal to what the modules
+# the viewer and the rest (tests/cli/test_cli.py keeps this table equal to what the modules
 # register).
 COMMANDS = {
     "chain": "chain_cmds",

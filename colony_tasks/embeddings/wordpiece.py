@@ -4,7 +4,7 @@ A search embeds one query. Loading the Hugging Face tokenizer for it costs more 
 the query (importing the library and parsing ``tokenizer.json`` take ~25 ms, a fifth of a CLI
 search), so the static embedder tokenises a small batch of ASCII texts here and keeps
 ``tokenizers`` for bulk embedding and other scripts. Both give the same ids;
-``tests/test_wordpiece.py`` checks that they do.
+``tests/core/test_wordpiece.py`` checks that they do.
 
 Implements exactly what the shipped ``tokenizer.json`` declares, and refuses any other
 configuration (:meth:`WordPiece.from_tokenizer_json` returns None): added tokens matched in the

@@ -25,8 +25,8 @@ Running a new mixin on PostgreSQL (e.g. a new ``store/<name>.py`` with its SQLit
 3. override in :class:`PgStore`, or in its facets :class:`PgAdmin` and :class:`PgVectors`,
    only what has no translation (FTS5, PRAGMAs, a subquery in FROM without an alias, a GROUP
    BY selecting ungrouped columns);
-4. add the test module to ``CONTRACT_MODULES`` in ``tests/conftest.py``: its tests then run on
-   both backends.
+4. mark the tests with ``both_backends`` (``tests/conftest.py``): they then run on both
+   backends.
 
 This module imports the driver: hooks never import it (they reach the relay instead).
 """

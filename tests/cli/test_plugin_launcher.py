@@ -1,0 +1,115 @@
+"""bin/colony-tasks, the plugin's launcher: builds the plugin's environment once under the
+plugin's data folder, then execs its console script; hooks fail open until it exists.
+
+A stand-in ``uv`` on PATH records each call and "installs" a console script that prints its
+arguments, so the launcher's logic runs for real without building anything."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+LAUNCHER = ROOT / "bin" / "colony-tasks"
+
+FAKE_UV = """#!/bin/sh
+echo "uv $*" >> "$UV_LOG"
+if [ "$1" = venv ]; then
+    mkdir -p "$3/bin"
+elif [ "$1" = pip ]; then
+    while [ "$1" != --python ]; do shift; done
+    python=$2
+    printf '#!/bin/sh\\necho "ran $*"\\n' > "$(dirname "$python")/colony-tasks"
+    chmod +x "$(dirname "$python")/colony-tasks"
+fi
+"""
+
+
+@pytest.fixture
+def plugin(tmp_path: Path):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "uv").write_text(FAKE_UV)
+    (tools / "uv").chmod(0o755)
+    env = {
+        "PATH": f"{tools}:/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "UV_LOG": str(tmp_path / "uv.log"),
+        "CLAUDE_PLUGIN_ROOT": str(tmp_path / "plugin-1.0"),
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+    }
+
+    def run(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(LAUNCHER), *args], env={**env, **extra}, capture_output=True, text=True
+        )
+
+    def uv_calls() -> list[str]:
+        log = tmp_path / "uv.log"
+        return log.read_text().splitlines() if log.exists() else []
+
+    return run, uv_calls, tmp_path
+
+
+def test_a_hook_before_the_first_session_start_fails_open_without_building(plugin):
+    run, uv_calls, _ = plugin
+    result = run("hook", "user-prompt-submit")
+    assert result.returncode == 0 and result.stdout == ""
+    assert uv_calls() == []
+
+
+def test_the_first_session_start_builds_once_and_later_calls_exec_directly(plugin):
+    run, uv_calls, tmp = plugin
+    first = run("hook", "session-start")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == "ran hook session-start --agent claude"
+    assert "building the plugin's Python environment" in first.stderr
+    assert [c.split()[1] for c in uv_calls()] == ["venv", "pip"]
+    assert uv_calls()[1].endswith(f"--python {tmp}/data/venv/bin/python {tmp}/plugin-1.0")
+
+    for _ in range(3):
+        again = run("hook", "post-tool-use")
+        assert again.stdout.strip() == "ran hook post-tool-use --agent claude"
+        assert again.stderr == ""
+    assert len(uv_calls()) == 2  # no package manager per event
+    assert run("mcp").stdout.strip() == "ran mcp"
+
+
+def test_codex_hooks_get_agent_codex(plugin):
+    run, _, tmp = plugin
+    run("hook", "session-start")
+    codex = run("hook", "stop", PLUGIN_ROOT=str(tmp / "plugin-1.0"))
+    assert codex.stdout.strip() == "ran hook stop --agent codex"
+
+
+def test_a_plugin_update_rebuilds_the_environment(plugin):
+    run, uv_calls, tmp = plugin
+    run("hook", "session-start")
+    updated = run("hook", "session-start", CLAUDE_PLUGIN_ROOT=str(tmp / "plugin-1.1"))
+    assert updated.returncode == 0
+    assert len(uv_calls()) == 4 and uv_calls()[-1].endswith("plugin-1.1")
+    assert (tmp / "data" / "venv" / ".built-from").read_text().strip() == str(tmp / "plugin-1.1")
+
+
+def test_without_uv_it_uses_venv_and_pip(plugin, tmp_path: Path):
+    run, uv_calls, tmp = plugin
+    # No uv on PATH and a python3 that fails: the hook still exits 0 and says why on stderr.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "python3").write_text('#!/bin/sh\necho "python3 $*" >> "$UV_LOG"\nexit 1\n')
+    (bare / "python3").chmod(0o755)
+    for name in ("sh", "mkdir", "rm", "rmdir", "mv", "dirname", "sleep", "cat"):
+        target = next(
+            (Path(d) / name for d in ("/usr/bin", "/bin") if (Path(d) / name).exists()), None
+        )
+        if target:
+            os.symlink(target, bare / name)
+    result = run("hook", "session-start", PATH=str(bare))
+    assert result.returncode == 0 and result.stdout == ""
+    assert "could not build" in result.stderr
+    assert uv_calls() == [f"python3 -m venv {tmp}/data/venv"]
+    assert run("mcp", PATH=str(bare)).returncode == 1
