@@ -143,7 +143,7 @@ def test_a_command_loads_its_own_module_only(home: Path):
 
 
 def test_the_claims_listing_says_when_it_shows_part_of_them(run, lane):
-    from tests.test_claims_scale import fill
+    from tests.support.helpers import fill
 
     store = open_default()
     fill(store, "sess-b", claims_mod.LIST_LIMIT + 500)

@@ -10,36 +10,7 @@ import pytest
 
 from colony_tasks import claims, sessions
 from colony_tasks.store import Store
-from tests.support.helpers import join
-
-
-def fill(store: Store, holder: str, n: int, pattern: str = "src/m{i}/f.py", glob: int = 0) -> None:
-    session = store.get_session(holder)
-    lane = store.get_lane(session.lane_id)
-    task = store.conn.execute("SELECT id FROM tasks LIMIT 1").fetchone()[0]
-    now = store.now()
-    rows = [
-        (
-            holder,
-            task,
-            lane.repo_id,
-            lane.id,
-            pattern.format(i=i),
-            glob,
-            None,
-            "",
-            now,
-            now,
-            now + 3600,
-        )
-        for i in range(n)
-    ]
-    with store.transaction():
-        store.conn.executemany(
-            "INSERT INTO claims(session_id, task_id, repo_id, lane_id, pattern, is_glob, regex,"
-            " note, created_at, renewed_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            rows,
-        )
+from tests.support.helpers import fill, join
 
 
 def live(store: Store, sid: str) -> int:
