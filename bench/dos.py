@@ -54,8 +54,8 @@ SETUP = r"""
 import json, sys, sqlite3
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from tests.gitutil import make_repo
-from tests.helpers import join
+from tests.support.gitutil import make_repo
+from tests.support.helpers import join
 from colony_tasks.store import Store
 home = Path({home!r}); repo = make_repo(home.parent / "proj")
 store = Store(home / "colony.db")

@@ -198,15 +198,15 @@ def in_process(root: Path, repo: Path, n: int) -> list[_stats.Stat]:
     def fresh() -> None:  # every tool call has its own id, so its own new note file
         tools[0] = tools[0]._replace(use_id=f"ip{next(ids)}")
 
-    lane = store.get_lane(me.lane_id)
-    watched = len(events._watched(store, me, lane))
+    here = events.here_of(store, me, str(repo))
+    watched = len(events._watched(store, here))
     note = _stats.time_calls(
-        lambda: events._note_shell_files(store, me, tools[0], str(repo)), n, setup=fresh
+        lambda: events._note_shell_files(store, here, tools[0]), n, setup=fresh
     )
     both = _stats.time_calls(
-        lambda: events._shell_changed(store, me, tools[0], str(repo)),
+        lambda: events._shell_changed(store, here, tools[0]),
         n,
-        setup=lambda: (fresh(), events._note_shell_files(store, me, tools[0], str(repo))),
+        setup=lambda: (fresh(), events._note_shell_files(store, here, tools[0])),
     )
     noop = _stats.time_calls(lambda: store.get_lane(me.lane_id), n)
     store.close()

@@ -54,17 +54,17 @@ sys.path.insert(0, str(ROOT))
 
 from colony_tasks import redact  # noqa: E402
 from colony_tasks.redact_rules import RULES  # noqa: E402
-from tests.nonsecret_corpus import NONSECRETS  # noqa: E402
-from tests.secret_corpus import CORPUS  # noqa: E402
-from tests.secret_heldout import HELDOUT  # noqa: E402
-from tests.test_redaction_linear import (  # noqa: E402
+from tests.core.test_redaction_linear import (  # noqa: E402
     KNOWN_SHAPES,
     PUNCTUATION,
     rule_function,
     slowest_unit,
     vocabulary_of,
 )
-from tests.test_redaction_rules import EXAMPLES  # noqa: E402
+from tests.core.test_redaction_rules import EXAMPLES  # noqa: E402
+from tests.support.nonsecret_corpus import NONSECRETS  # noqa: E402
+from tests.support.secret_corpus import CORPUS  # noqa: E402
+from tests.support.secret_heldout import HELDOUT  # noqa: E402
 
 RESULTS = HERE / "results" / "redact.json"
 MB = 1_000_000

@@ -34,7 +34,7 @@ import _stats  # noqa: E402
 from colony_tasks import backend, sessions  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
 from hooks import fresh, git_repo, payloads  # noqa: E402
-from tests.pgserver import PgServer, pg_bin  # noqa: E402
+from tests.support.pgserver import PgServer, pg_bin  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
 EVENTS = ("user-prompt-submit", "pre-tool-use", "post-tool-use")

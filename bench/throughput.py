@@ -111,7 +111,7 @@ def main() -> int:
     server = None
     url = None
     if args.team:
-        from tests.pgserver import PgServer, pg_bin
+        from tests.support.pgserver import PgServer, pg_bin
 
         bindir = pg_bin()
         if bindir is None:

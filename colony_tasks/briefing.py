@@ -1,6 +1,8 @@
 """What the hooks inject into an agent's context: small, delta-based, actionable.
 
-Every block ends with the exact next call. Standard library only.
+:func:`render` turns an event's :class:`colony_tasks.events.Result` into that text; the
+functions below render one part each, reading what else they show (others' claims, the plan,
+authors) from the store. Every block ends with the exact next call. Standard library only.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .events import Result
+
 PREFIX = "colony-tasks"
 TOOLS_LINE = (
     "Tools (MCP colony-tasks): claim_file, ask_question, answer_question, hand_off, "
     "accept_handoff, record_decision, report_blocker, task_updates_since, search."
 )
-MAX_ITEMS = 12
+MAX_ITEMS = delivery.NEWS_ITEMS
 # A chain turn block: the history a session needs with its turn (chains.py owns the rules).
 HISTORY_ITEMS = 40
 HISTORY_CHARS = 400
@@ -488,3 +492,35 @@ def turn_block(store: Store, me: Session, turn: Observation) -> str:
         " to the coordinator."
     )
     return "\n".join(lines)
+
+
+# -- an event's result, rendered --
+
+DENIED = "(claims.mode is block: this edit was denied.)"
+
+
+def render(store: Store, result: Result) -> tuple[str | None, str | None]:
+    """The text an event's result gives the agent, and the reason its tool call is denied
+    (both None when there is nothing to say)."""
+    me = result.session
+    if me is None:
+        return None, None
+    if result.joined is not None:
+        if result.rebrief:
+            return rebrief(store, result.joined, result.updates), None
+        return briefing(store, result.joined), None
+    if result.subagent is not None:
+        return subagent_brief(store, me, result.subagent), None
+    now = store.now()
+    warning = conflict_warning(result.conflicts, after=result.after, now=now)
+    if result.deny and warning:
+        return None, f"{warning}\n{DENIED}"
+    parts = [
+        delta(store, me, result.updates),
+        *(read_note(n.path, n.holder, n.decision, now) for n in result.read_notes),
+        warning,
+        mid_turn(store, me, result.delivered),
+        undeliverable(result.undeliverable),
+    ]
+    text = "\n\n".join(p for p in parts if p)
+    return text or None, None

@@ -19,6 +19,8 @@ from .store import Store
 from .tasks import task_for
 
 TOUCHED_WINDOW = 24 * 3600
+# What a prompt is given of each task's news at most (the rest: task_updates_since).
+NEWS_ITEMS = 12
 
 
 class Updates(Record):

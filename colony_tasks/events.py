@@ -1,12 +1,13 @@
 """The agent lifecycle, one function per event: plain values in, a :class:`Result` out.
 
-Hooks parse the agent's payload into an :class:`Event` (and a :class:`ToolUse`), call one
-function here and render the result; everything else — registering the session, recording
-prompts, edits and commands, auto-claiming edited files, the edit policy (warn, or deny in
-block mode), what is delivered when — is decided here, each in its own transactions.
-Standard library only: every hook process imports this module. :mod:`.briefing` (with
-rendering and time formatting behind it) is imported where there is something to show: most
-tool hooks have nothing to say, and skip its import (~2 M instructions).
+A front end (the relay, or a hook applying its event itself: :mod:`colony_tasks.relay.apply`)
+turns the agent's payload into an :class:`Event` (and a :class:`ToolUse`), calls one function
+here and renders the :class:`Result` (:func:`colony_tasks.briefing.render`). Everything else
+is decided here, each in its own transactions: registering the session, recording prompts,
+edits and commands, auto-claiming edited files, the edit policy (warn, or deny in block mode),
+what is delivered when. An event's context — its session, lane, lane task and folder — is
+resolved once (:class:`Here`) and passed on. The results are data (the briefing's subject,
+conflicts, delivered items, undeliverable rows, read notes): what to say is the renderer's.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from __future__ import annotations
 import os
 
 from . import claims as claims_mod
-from . import delivery, presence, settings
+from . import delivery, presence, settings, shell_edits
 from . import sessions as sessions_mod
+from .claims import PathConflict
+from .delivery import Updates
 from .errors import InvalidInput
 from .globs import is_glob, matches
-from .models import Lane, Record, Session
+from .models import Lane, Observation, Record, Session
+from .sessions import Joined
 from .store import Store
 
 TYPE_CHECKING = False
@@ -52,11 +56,49 @@ class ToolUse(Record):
     use_id: str = ""
 
 
-class Result(Record):
-    """Text to inject into the agent's context, or a reason to deny a tool call."""
+class Here(Record):
+    """An event's context, resolved once: the session (registered or refreshed), its lane
+    (None outside any repository's lane), the lane task's id and the folder the agent's paths
+    are relative to."""
 
-    context: str | None = None
-    deny: str | None = None
+    session: Session
+    lane: Lane | None
+    task_id: int | None
+    cwd: str
+
+
+class ReadNote(Record):
+    """A file another live session of the lane holds, read by this one: the holder's claim
+    row and the latest decision naming the file (None when none does)."""
+
+    path: str
+    holder: dict[str, Any]
+    decision: Observation | None
+
+
+class Result(Record):
+    """What an event produced, as data; :func:`colony_tasks.briefing.render` turns it into
+    the text the agent is given (or the reason a tool call is denied). An empty result says
+    nothing.
+
+    ``joined`` is the subject of a briefing (a session start), a re-brief when ``rebrief``
+    (with ``updates``, what is new since it was last told); ``subagent`` the type of a
+    starting subagent of ``session``; ``updates`` a prompt's news; ``conflicts`` others'
+    claims and edits of the files an edit touches (``after``: the edit was made; ``deny``:
+    block mode refuses it); ``delivered`` what was addressed to the session mid-turn;
+    ``undeliverable`` what it sent that can no longer reach its recipient."""
+
+    session: Session | None = None
+    joined: Joined | None = None
+    rebrief: bool = False
+    subagent: str | None = None
+    updates: tuple[Updates, ...] = ()
+    conflicts: tuple[PathConflict, ...] = ()
+    after: bool = False
+    deny: bool = False
+    read_notes: tuple[ReadNote, ...] = ()
+    delivered: tuple[Observation, ...] = ()
+    undeliverable: tuple[dict[str, Any], ...] = ()
 
 
 NOTHING = Result()
@@ -88,11 +130,6 @@ DEDUPED = frozenset(EVENTS) - QUIET
 REBRIEF_SOURCES = frozenset({"compact", "clear"})
 
 
-def _joined(parts: Sequence[str | None]) -> Result:
-    text = "\n\n".join(p for p in parts if p)
-    return Result(context=text or None)
-
-
 def _session(store: Store, event: Event) -> Session:
     """The event's session, registered on first sight (hooks installed mid-session), moved
     when its folder changed, reopened after an end — only by the agent process that owns it
@@ -113,12 +150,32 @@ def _session(store: Store, event: Event) -> Session:
     return session
 
 
-def _undeliverable(store: Store, me: Session) -> str | None:
-    if not store.has_undeliverable(me.id):
-        return None
-    from . import briefing
+def here_of(store: Store, session: Session, cwd: str | None = None) -> Here:
+    """The context of an act of ``session``: its lane and lane task, in ``cwd`` (its own
+    folder when not given)."""
+    lane = store.get_lane(session.lane_id) if session.lane_id else None
+    task = store.open_lane_task(lane.id) if lane is not None else None
+    return Here(session, lane, task.id if task else None, cwd or session.cwd)
 
-    return briefing.undeliverable(store.undelivered_for_sender(me.id))
+
+def _here(store: Store, event: Event) -> Here:
+    """The event's context, its session registered or refreshed (:func:`_session`)."""
+    return here_of(store, _session(store, event), event.cwd)
+
+
+def _undeliverable(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
+    if not store.has_undeliverable(me.id):
+        return ()
+    return tuple(store.undelivered_for_sender(me.id))
+
+
+def _news(store: Store, me: Session) -> tuple[Updates, ...]:
+    """What is new for ``me`` in each of its tasks since it was last told (advances its
+    cursors)."""
+    return tuple(
+        delivery.updates_since(store, me, task.id, limit=delivery.NEWS_ITEMS)
+        for task in store.tasks_of_session(me.id)
+    )
 
 
 def session_start(store: Store, event: Event, source: str = "startup") -> Result:
@@ -128,7 +185,7 @@ def session_start(store: Store, event: Event, source: str = "startup") -> Result
     After compaction or /clear (``source`` ``compact`` / ``clear``) a session already on its
     task has lost its briefing and whatever it was told since: it is re-briefed with the
     state it needs now and what is new since it was last told (the cursor then advances, as
-    at a prompt), within :data:`colony_tasks.briefing.REBRIEF_CHARS`."""
+    at a prompt)."""
     existing = store.get_session(event.session_id) if event.session_id else None
     sessions_mod.check_agent_event(event.session_id, event.agent, existing)
     with store.transaction():  # joined and marked briefed at once: one commit, not two
@@ -141,41 +198,27 @@ def session_start(store: Store, event: Event, source: str = "startup") -> Result
         )
         if joined.new_participant:
             delivery.mark_briefed(store, joined.session, joined.task.id)
-    from . import briefing
-
+    me = joined.session
     if source in REBRIEF_SOURCES and not joined.new_participant:
-        me = joined.session
-        groups = [
-            delivery.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
-            for task in store.tasks_of_session(me.id)
-        ]
-        return Result(context=briefing.rebrief(store, joined, groups))
-    return Result(context=briefing.briefing(store, joined))
+        return Result(me, joined, rebrief=True, updates=_news(store, me))
+    return Result(me, joined)
 
 
 def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
     """A subagent starts inside the event's session (its parent): refresh the parent and give
     the subagent a short brief of its own (others' claims, its parent's handle, what to do
-    before editing a held file), within :data:`colony_tasks.briefing.SUBAGENT_CHARS`. The
-    subagent has no session: what it does is recorded as its parent's, naming it."""
-    me = _session(store, event)
-    from . import briefing
-
-    return Result(context=briefing.subagent_brief(store, me, agent_type or "subagent"))
+    before editing a held file). The subagent has no session: what it does is recorded as
+    its parent's, naming it."""
+    return Result(_session(store, event), subagent=agent_type or "subagent")
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
     """Record the prompt and deliver what is new since the session's last turn."""
-    from . import briefing
-
-    me = _session(store, event)
+    here = _here(store, event)
+    me = here.session
     if text.strip():
-        record_prompt(store, me, text)
-    groups = [
-        delivery.updates_since(store, me, task.id, limit=briefing.MAX_ITEMS)
-        for task in store.tasks_of_session(me.id)
-    ]
-    return _joined([briefing.delta(store, me, groups), _undeliverable(store, me)])
+        _record(store, here, "prompt", text, max_chars=PROMPT_CHARS)
+    return Result(me, updates=_news(store, me), undeliverable=_undeliverable(store, me))
 
 
 def checks_before(tool: ToolUse) -> bool:
@@ -194,67 +237,59 @@ def fingerprinted(event: str, tool: ToolUse | None = None) -> bool:
 
 
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
-    """Before an edit: warn about others' live claims and recent edits of its files; deny it
-    instead when the user chose ``claims.mode = block`` and a live claim is in the way.
-    Before a shell command: note the state of the files it could change (see
-    :mod:`colony_tasks.shell_edits`), so the PostToolUse can tell which ones it did."""
+    """Before an edit: others' live claims and recent edits of its files; denied instead when
+    the user chose ``claims.mode = block`` and a live claim is in the way. Before a read: who
+    holds the file (:func:`_before_read`). Before a shell command: note the state of the
+    files it could change (see :mod:`colony_tasks.shell_edits`), so the PostToolUse can tell
+    which ones it did."""
     if not checks_before(tool):
-        return NOTHING
-    if tool.action == "shell":
-        _note_shell_files(store, _session(store, event), tool, event.cwd)
         return NOTHING
     if tool.action == "read":
         return _before_read(store, event, tool)
-    me = _session(store, event)
-    rel = repo_paths(store, me, tool.paths, event.cwd)
-    lane = store.get_lane(me.lane_id) if me.lane_id else None
-    if not rel or lane is None:
+    here = _here(store, event)
+    if tool.action == "shell":
+        _note_shell_files(store, here, tool)
         return NOTHING
-    found = claims_mod.conflicts_for(store, me, rel, lane)
+    rel = repo_paths_here(here, tool.paths)
+    if not rel or here.lane is None:
+        return NOTHING
+    found = tuple(claims_mod.conflicts_for(store, here.session, rel, here.lane))
     if not found:
         return NOTHING
-    from . import briefing
-
-    warning = briefing.conflict_warning(found, after=False, now=store.now())
-    if warning and any(c.live for c in found) and settings.get("claims", "mode") == "block":
-        return Result(deny=warning + "\n(claims.mode is block: this edit was denied.)")
-    return Result(context=warning)
+    deny = any(c.live for c in found) and settings.get("claims", "mode") == "block"
+    return Result(here.session, conflicts=found, deny=deny)
 
 
 def _before_read(store: Store, event: Event, tool: ToolUse) -> Result:
-    """Before a read: one line, once per session and file, when another live session of the
-    lane holds the file — who holds it and the latest decision that names it. Reads of files
-    nobody else holds (nearly all) cost three reads of the store and write nothing."""
+    """Before a read: once per session and file, when another live session of the lane holds
+    the file — who holds it and the latest decision that names it. Reads of files nobody else
+    holds (nearly all) cost a few reads of the store and write nothing (the session is not
+    refreshed)."""
     me = store.get_session(event.session_id) if event.session_id else None
-    lane = store.get_lane(me.lane_id) if me is not None and me.lane_id else None
-    if me is None or lane is None:
+    if me is None or not me.lane_id:
         return NOTHING
-    rel = repo_paths(store, me, tool.paths, event.cwd)
-    if not rel:
+    here = here_of(store, me, event.cwd)
+    rel = repo_paths_here(here, tool.paths)
+    if not rel or here.lane is None:
         return NOTHING
     now = store.now()
-    rows = store.live_claims_matching(lane.repo_id, rel, exclude_session=me.id)
-    lines = []
+    rows = store.live_claims_matching(here.lane.repo_id, rel, exclude_session=me.id)
+    notes = []
     for path in rel:
         held = [
             r
             for r in rows
-            if r["lane_id"] == lane.id
+            if r["lane_id"] == here.lane.id
             and matches(r["pattern"], path, r["regex"])
             and not claims_mod.quiet(r, now)
         ]
         if held and store.first_read_note(me.id, path):
-            from . import briefing
-
-            decision = _decision_naming(store, me, path)
-            lines.append(briefing.read_note(path, held[0], decision, now))
-    return _joined(lines)
+            notes.append(ReadNote(path, held[0], _decision_naming(store, here.task_id, path)))
+    return Result(me, read_notes=tuple(notes)) if notes else NOTHING
 
 
-def _decision_naming(store: Store, me: Session, path: str) -> Any:
-    """The latest decision of the session's lane task whose text names ``path`` (or its
-    file name), or None."""
-    task_id = lane_task_id(store, me)
+def _decision_naming(store: Store, task_id: int | None, path: str) -> Observation | None:
+    """The latest decision of the lane task whose text names ``path`` (or its file name)."""
     if task_id is None:
         return None
     name = path.rsplit("/", 1)[-1]
@@ -265,31 +300,31 @@ def _decision_naming(store: Store, me: Session, path: str) -> Any:
 
 
 def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = False) -> Result:
-    """After a tool: record the edit (auto-claiming its files) or the command, warn at once
-    about a collision, and deliver what is addressed to the session or urgent.
+    """After a tool: record the edit (auto-claiming its files) or the command, the collision
+    it made (others' live claims of the files it wrote), and deliver what is addressed to the
+    session or urgent.
 
     ``failed``: the tool failed (Claude Code's PostToolUseFailure: a shell command that exited
     non-zero, an edit that did not apply). What a failed shell command changed on disk is
     recorded and warned about like any other command's; the command is recorded as failed."""
-    me = _session(store, event)
+    here = _here(store, event)
+    me = here.session
     extra = _meta(event, failed)
-    notes: list[str | None] = []
+    conflicts: tuple[PathConflict, ...] = ()
     if tool.action == "edit" and not failed:  # a failed Edit/Write changed nothing
-        notes.append(_after_edit(store, me, tool, event.cwd, extra))
+        conflicts = _after_edit(store, here, tool, extra)
     elif tool.action == "shell" and tool.command.strip():
-        record_command(store, me, tool.command, tool=tool.name, meta=extra)
-        changed = _shell_changed(store, me, tool, event.cwd)
+        _record(store, here, "command", tool.command, meta={"tool": tool.name, **extra})
+        changed = _shell_changed(store, here, tool)
         if changed:
-            notes.append(
-                _after_edit(store, me, tool._replace(paths=tuple(changed)), event.cwd, extra)
-            )
-    delivered = delivery.deliver_directed(store, me)
-    if delivered:
-        from . import briefing
-
-        notes.append(briefing.mid_turn(store, me, delivered))
-    notes.append(_undeliverable(store, me))
-    return _joined(notes)
+            conflicts = _after_edit(store, here, tool._replace(paths=tuple(changed)), extra)
+    return Result(
+        me,
+        conflicts=conflicts,
+        after=True,
+        delivered=tuple(delivery.deliver_directed(store, me)),
+        undeliverable=_undeliverable(store, me),
+    )
 
 
 def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
@@ -303,69 +338,57 @@ def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
 
 
 def _after_edit(
-    store: Store,
-    me: Session,
-    tool: ToolUse,
-    cwd: str | None,
-    extra: dict[str, Any] | None = None,
-) -> str | None:
-    rel = repo_paths(store, me, tool.paths, cwd)
-    lane = store.get_lane(me.lane_id) if me.lane_id else None
-    if not rel or lane is None:
-        return None
+    store: Store, here: Here, tool: ToolUse, extra: dict[str, Any]
+) -> tuple[PathConflict, ...]:
+    """Record the edit of ``tool.paths`` and claim them; the live collisions it made."""
+    rel = repo_paths_here(here, tool.paths)
+    if not rel or here.lane is None:
+        return ()
     with store.transaction():
-        found = claims_mod.conflicts_for(store, me, rel, lane)
-        record_edit(store, me, rel, tool=tool.name, meta=extra)
+        found = claims_mod.conflicts_for(store, here.session, rel, here.lane)
+        _record_edit(store, here, rel, tool.name, extra)
         claims_mod.grant(
             store,
-            me,
+            here.session,
             rel,
-            lane,
-            task_id=lane_task_id(store, me),
+            here.lane,
+            task_id=here.task_id,
             ttl_minutes=claims_mod.AUTO_TTL_MINUTES,
             note=claims_mod.AUTO_NOTE,
         )
-    live = [c for c in found if c.live]
-    if not live:
-        return None
-    from . import briefing
-
-    return briefing.conflict_warning(live, after=True, now=store.now())
+    return tuple(c for c in found if c.live)
 
 
-def _watched(store: Store, me: Session, lane: Lane) -> list[str]:
-    """The files a shell command of ``me`` could change that matter to the lane: literal paths
-    claimed by any live session of the repository (others' and its own) and the files it
+def _watched(store: Store, here: Here) -> list[str]:
+    """The files a shell command could change that matter to the lane: literal paths claimed
+    by any live session of the repository (others' and its own) and the files the session
     edited lately. Absolute, under the lane's root; at most ``MAX_WATCHED``."""
-    from . import shell_edits  # shell tools only: other events skip its import
-
-    rel = [c["pattern"] for c in store.list_claims(repo_id=lane.repo_id)]
-    rel += sorted(store.touched_paths(me.id, lane.repo_id, store.now() - delivery.TOUCHED_WINDOW))
-    root = lane.root
+    if here.lane is None:
+        return []
+    repo_id = here.lane.repo_id
+    rel = [c["pattern"] for c in store.list_claims(repo_id=repo_id)]
+    since = store.now() - delivery.TOUCHED_WINDOW
+    rel += sorted(store.touched_paths(here.session.id, repo_id, since))
+    root = here.lane.root
     out = [os.path.join(root, p) for p in dict.fromkeys(rel) if p and not is_glob(p)]
     return out[: shell_edits.MAX_WATCHED]
 
 
-def _note_shell_files(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> None:
-    from . import shell_edits  # shell tools only: other events skip its import
-
-    lane = store.get_lane(me.lane_id) if me.lane_id else None
-    if lane is None:
+def _note_shell_files(store: Store, here: Here, tool: ToolUse) -> None:
+    if here.lane is None:
         return
     at = store.now()
-    files = _watched(store, me, lane) + shell_edits.named_paths(tool.command, cwd or me.cwd)
-    shell_edits.save_note(me.id, tool.use_id, shell_edits.snapshot(files), at=at)
+    files = _watched(store, here) + shell_edits.named_paths(tool.command, here.cwd)
+    shell_edits.save_note(here.session.id, tool.use_id, shell_edits.snapshot(files), at=at)
 
 
-def _shell_changed(store: Store, me: Session, tool: ToolUse, cwd: str | None) -> list[str]:
+def _shell_changed(store: Store, here: Here, tool: ToolUse) -> list[str]:
     """The files the shell command changed (absolute), like the paths of an Edit. A file
     another session recorded an edit of while the command ran is theirs, not this command's."""
-    from . import shell_edits  # shell tools only: other events skip its import
-
-    lane = store.get_lane(me.lane_id) if me.lane_id else None
+    lane, me = here.lane, here.session
     if lane is None:
         return []
-    named = shell_edits.named_paths(tool.command, cwd or me.cwd)
+    named = shell_edits.named_paths(tool.command, here.cwd)
     note = shell_edits.take_note(me.id, tool.use_id)
     if note is not None:
         since, before = note
@@ -379,7 +402,7 @@ def _shell_changed(store: Store, me: Session, tool: ToolUse, cwd: str | None) ->
     by_rel: dict[str, str] = {}
     for path in found:
         if _inside(path, lane.root):
-            for rel in repo_paths(store, me, [path], cwd):
+            for rel in repo_paths_here(here, [path]):
                 by_rel.setdefault(rel, path)
     if not by_rel:
         return []
@@ -419,21 +442,21 @@ def stop_failure(store: Store, event: Event, error: str = "") -> Result:
     A subagent's failure is not its session's: nothing happens."""
     if event.subagent:
         return NOTHING
-    me = _session(store, event)
+    here = _here(store, event)
+    me = here.session
     state = presence.cut_off(error)
     grace = presence.CUT_OFF_GRACE
     with store.transaction():
         store.set_waiting(me.id, state)
         store.cap_claims(me.id, store.now() + grace)
-        store.add_observation(
+        _record(
+            store,
+            here,
             "note",
             f"{me.handle} was cut off ({state[len(presence.CUT_OFF) :]}) and cannot act until"
             f" its human resumes it. Its claims are stale now and expire in {grace // 60}m;"
             " its taken work items can then be taken with take_work(item_id=...).",
-            session_id=me.id,
-            task_id=lane_task_id(store, me),
             meta={"event": "cut-off", "error": state[len(presence.CUT_OFF) :]},
-            max_chars=COMMAND_CHARS,
         )
     return NOTHING
 
@@ -468,19 +491,61 @@ def session_end(store: Store, event: Event) -> Result:
 # -- recording what agents do (prompts, edits, commands) as observations of their lane task --
 
 
+def _record(
+    store: Store,
+    here: Here,
+    kind: str,
+    text: str,
+    *,
+    meta: dict[str, Any] | None = None,
+    paths: Sequence[str] = (),
+    max_chars: int = COMMAND_CHARS,
+) -> int:
+    return store.add_observation(
+        kind,
+        text,
+        session_id=here.session.id,
+        task_id=here.task_id,
+        meta=meta,
+        paths=paths,
+        repo_id=here.lane.repo_id if here.lane is not None and paths else None,
+        max_chars=max_chars,
+    )
+
+
+def _record_edit(
+    store: Store, here: Here, rel_paths: Sequence[str], tool: str, meta: dict[str, Any]
+) -> int:
+    """One ``edit`` observation listing the touched repo-relative paths."""
+    by = f", subagent {meta['subagent']}" if meta.get("subagent") else ""
+    text = f"{', '.join(rel_paths)} ({tool}{by})"
+    return _record(store, here, "edit", text, meta={"tool": tool, **meta}, paths=rel_paths)
+
+
+def repo_paths_here(here: Here, paths: Sequence[str]) -> list[str]:
+    """Repo-relative forms of ``paths`` (relative to the event's folder); paths outside the
+    repository are dropped."""
+    if here.lane is None:
+        return []
+    found = []
+    for path in paths:
+        try:
+            found.append(claims_mod.normalize(path, lane=here.lane, cwd=here.cwd))
+        except InvalidInput:
+            continue
+    return list(dict.fromkeys(found))
+
+
+# What a session did, recorded outside a hook (tests, fixtures, benchmarks): the same records.
+
+
 def lane_task_id(store: Store, session: Session) -> int | None:
-    task = store.open_lane_task(session.lane_id) if session.lane_id else None
-    return task.id if task else None
+    return here_of(store, session).task_id
 
 
 def record_prompt(store: Store, session: Session, prompt: str) -> int:
-    return store.add_observation(
-        "prompt",
-        prompt,
-        session_id=session.id,
-        task_id=lane_task_id(store, session),
-        max_chars=PROMPT_CHARS,
-    )
+    here = here_of(store, session)
+    return _record(store, here, "prompt", prompt, max_chars=PROMPT_CHARS)
 
 
 def record_command(
@@ -491,28 +556,8 @@ def record_command(
     tool: str = "Bash",
     meta: dict[str, Any] | None = None,
 ) -> int:
-    return store.add_observation(
-        "command",
-        command,
-        session_id=session.id,
-        task_id=lane_task_id(store, session),
-        meta={"tool": tool, **(meta or {})},
-        max_chars=COMMAND_CHARS,
-    )
-
-
-def repo_paths(store: Store, session: Session, paths: Sequence[str], cwd: str | None) -> list[str]:
-    """Repo-relative forms of ``paths``; paths outside the repository are dropped."""
-    lane = store.get_lane(session.lane_id) if session.lane_id else None
-    if lane is None:
-        return []
-    found = []
-    for path in paths:
-        try:
-            found.append(claims_mod.normalize(path, lane=lane, cwd=cwd or session.cwd))
-        except InvalidInput:
-            continue
-    return list(dict.fromkeys(found))
+    here = here_of(store, session)
+    return _record(store, here, "command", command, meta={"tool": tool, **(meta or {})})
 
 
 def record_edit(
@@ -523,17 +568,8 @@ def record_edit(
     tool: str,
     meta: dict[str, Any] | None = None,
 ) -> int:
-    """One ``edit`` observation listing the touched repo-relative paths."""
-    lane = store.get_lane(session.lane_id) if session.lane_id else None
-    by = f", subagent {meta['subagent']}" if meta and meta.get("subagent") else ""
-    text = f"{', '.join(rel_paths)} ({tool}{by})"
-    return store.add_observation(
-        "edit",
-        text,
-        session_id=session.id,
-        task_id=lane_task_id(store, session),
-        meta={"tool": tool, **(meta or {})},
-        paths=rel_paths,
-        repo_id=lane.repo_id if lane else None,
-        max_chars=COMMAND_CHARS,
-    )
+    return _record_edit(store, here_of(store, session), rel_paths, tool, meta or {})
+
+
+def repo_paths(store: Store, session: Session, paths: Sequence[str], cwd: str | None) -> list[str]:
+    return repo_paths_here(here_of(store, session, cwd), paths)

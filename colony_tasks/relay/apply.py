@@ -1,8 +1,9 @@
 """Applying one hook event: the relay's work, and a hook's own when no relay answers.
 
 A request holds the core's plain event values (see :func:`event_values`); :func:`apply` runs
-the matching use case of :mod:`colony_tasks.events` and returns the reply the client renders:
-``{"context": ..., "deny": ...}``. Events the core marks for exactly-once delivery
+the matching use case of :mod:`colony_tasks.events`, renders its result
+(:func:`colony_tasks.briefing.render`) and returns the reply the client passes on to the
+agent: ``{"context": ..., "deny": ...}``. Events the core marks for exactly-once delivery
 (:data:`colony_tasks.events.DEDUPED`) claim their idempotency key in the same transaction as
 their effects, so an event delivered twice — by a hook installed twice, or by a client that
 fell back after its relay died mid-event — acts once. Change *how an event is applied* here;
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import events
+from .. import briefing, events
 from ..events import Event, Result, ToolUse
 from ..redact import utf8_safe
 from ..store import Store, open_local
@@ -103,7 +104,8 @@ def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
             if key and not store.claim_event(key, when, events.DUPLICATE_WINDOW_SECONDS):
                 return {}
             result = _run(store, name, event, tool, request)
-    return {"context": result.context, "deny": result.deny}
+    context, deny = briefing.render(store, result)
+    return {"context": context, "deny": deny}
 
 
 def apply_here(

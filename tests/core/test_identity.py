@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client
 
-from colony_tasks import actions, delivery, events, identity, procs, sessions
+from colony_tasks import actions, briefing, delivery, events, identity, procs, sessions
 from colony_tasks.cli import cli
 from colony_tasks.errors import NotAllowed, NotFound
 from colony_tasks.mcp_server import identity as mcp_identity
@@ -110,13 +110,17 @@ def test_an_undetected_caller_needs_the_sessions_key(db: Store, crew):
 
 def test_the_key_is_shown_only_in_the_sessions_own_briefing(home: Path, repo: Path):
     store = open_default()
-    mine = events.session_start(store, events.Event("s1", "claude", str(repo), ME))
-    theirs = events.session_start(store, events.Event("s2", "codex", str(repo), OTHER))
+    mine, _ = briefing.render(
+        store, events.session_start(store, events.Event("s1", "claude", str(repo), ME))
+    )
+    theirs, _ = briefing.render(
+        store, events.session_start(store, events.Event("s2", "codex", str(repo), OTHER))
+    )
     key1 = identity.credential(store, store.get_session("s1"))
     key2 = identity.credential(store, store.get_session("s2"))
     assert key1 and key2 and key1 != key2
-    assert key1 in mine.context and key2 not in mine.context
-    assert key2 in theirs.context and key1 not in theirs.context
+    assert key1 in mine and key2 not in mine
+    assert key2 in theirs and key1 not in theirs
     store.close()
 
 

@@ -19,8 +19,8 @@ from colony_tasks.events import Result
 from colony_tasks.models import Lane
 
 lane = Lane(1)
-result = Result(context="hello")
-print(result.contxt)
+result = Result(deny=True)
+print(result.dney)
 """
 
 
@@ -46,7 +46,7 @@ def test_the_type_checker_refuses_a_wrong_record_constructor_and_a_misspelt_fiel
     )
     assert out.returncode == 1, out.stdout + out.stderr
     assert 'probe.py:4: error: Missing positional arguments "repo_id"' in out.stdout
-    assert 'probe.py:6: error: "Result" has no attribute "contxt"' in out.stdout
+    assert 'probe.py:6: error: "Result" has no attribute "dney"' in out.stdout
 
 
 def lane() -> Lane:
@@ -56,8 +56,8 @@ def lane() -> Lane:
 def test_a_record_is_built_by_position_keyword_and_default():
     assert lane() == Lane(id=1, repo_id="/r/.git", root="/r", repo_name="r", branch="main")
     assert lane() == (1, "/r/.git", "/r", "r", "main")  # still a tuple
-    result = Result(deny="held")
-    assert (result.context, result.deny) == (None, "held")
+    result = Result(deny=True)
+    assert (result.session, result.deny, result.conflicts) == (None, True, ())
     tool = ToolUse("Edit", "edit")
     assert (tool.paths, tool.command, tool.use_id) == ((), "", "")
     session = Session("s1", "claude-1", "claude", "/r", None, None, 1.0, 2.0, None)

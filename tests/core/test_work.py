@@ -249,7 +249,10 @@ def test_the_prompt_hook_delivers_plan_progress_to_others(store: Store, lane, re
     event = events.Event("sess-b", "codex", str(repo))
     events.prompt(store, event, "go")
     actions.take_work(store, lane["a"], ids[0])
-    shown = events.prompt(store, event, "next").context
+    result = events.prompt(store, event, "next")
+    news = [o for u in result.updates for o in u.items]
+    assert [(o.kind, o.handle) for o in news] == [("work", lane["a"].handle)]
+    shown, _ = briefing.render(store, result)
     assert f"{lane['a'].handle} plan (just now): took #{ids[0]} schema (owns db/**)" in shown
 
 
@@ -425,8 +428,14 @@ def test_editing_a_file_of_another_sessions_taken_item_warns_before_the_edit(
     actions.plan_work(store, lane["a"], DIAMOND)
     actions.take_work(store, lane["b"])
     tool = events.ToolUse("Edit", "edit", (str(repo / "db" / "schema.sql"),))
-    warning = events.before_tool(store, events.Event("sess-a", "claude", str(repo)), tool).context
-    assert f"db/schema.sql is held by {lane['b'].handle}" in warning
+    result = events.before_tool(store, events.Event("sess-a", "claude", str(repo)), tool)
+    [conflict] = result.conflicts
+    assert (conflict.path, [h.handle for h in conflict.live]) == (
+        "db/schema.sql",
+        [lane["b"].handle],
+    )
+    warning, deny = briefing.render(store, result)
+    assert deny is None and f"db/schema.sql is held by {lane['b'].handle}" in warning
     assert "work #1: schema" in warning
 
 

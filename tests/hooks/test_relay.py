@@ -233,10 +233,9 @@ def test_an_upgrade_while_an_agent_keeps_working_serves_nothing_with_the_old_cod
     init.write_text(init.read_text().replace(wire.VERSION, wire.VERSION + ".post1"))
     events = site / "colony_tasks" / "events.py"
     source = events.read_text()
-    assert "record_prompt(store, me, text)" in source
-    events.write_text(
-        source.replace("record_prompt(store, me, text)", 'record_prompt(store, me, "v2 " + text)')
-    )
+    recorded = '_record(store, here, "prompt", text,'
+    assert recorded in source
+    events.write_text(source.replace(recorded, '_record(store, here, "prompt", "v2 " + text,'))
     for i in range(10):
         done = hook(
             "user-prompt-submit", claude("user-prompt-submit", "s", repo, prompt=f"after {i}")
