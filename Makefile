@@ -16,7 +16,7 @@ $(BIN)/python:
 # process per agent event and must not recompile the package each time.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
-	$(BIN)/python -m compileall -q colony_tasks mcp_server > /dev/null
+	$(BIN)/python -m compileall -q colony_tasks > /dev/null
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -76,7 +76,7 @@ demo: install
 # Benchmarks print medians and same-run ratios; bench/check.py is the hook latency gate
 # (fails when a gated hook's p50 exceeds 1.2x the baseline). Full-size runs: drop --quick.
 bench: install
-	$(BIN)/python -m compileall -q colony_tasks mcp_server > /dev/null
+	$(BIN)/python -m compileall -q colony_tasks > /dev/null
 	$(BIN)/python bench/hooks.py
 	$(BIN)/python bench/check.py
 	$(BIN)/python bench/store.py --quick
