@@ -1,11 +1,11 @@
 """Every front end reaches the same core use case: the CLI, the MCP server and the viewer each
-call one ``colony_tasks.actions`` function for an answer and for a chain turn, and the hooks
-call one ``colony_tasks.events`` function per event. None routes, or looks up handles, itself.
+call one ``colony_tasks.actions`` function for an answer and for a chain turn, with the same
+outcome. None routes, or looks up handles, itself. (The hooks' events: tests/core/test_events.py
+for their outcomes, the import contract in pyproject.toml for who may call what.)
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -15,9 +15,8 @@ from click.testing import CliRunner
 from mcp import Client
 from starlette.testclient import TestClient
 
-from colony_tasks import actions, events, procs, sessions
+from colony_tasks import actions, procs, sessions
 from colony_tasks.cli import cli
-from colony_tasks.hooks import runner
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import open_default
 from colony_tasks.viewer import create_app
@@ -44,8 +43,6 @@ def spy(monkeypatch: pytest.MonkeyPatch):
 
     wrap(actions, "post")
     wrap(actions, "chain_pass")
-    for name in ("session_start", "prompt", "before_tool", "after_tool", "stop", "session_end"):
-        wrap(events, name)
     return calls
 
 
@@ -141,49 +138,13 @@ async def test_a_chain_turn_goes_through_actions_chain_pass_from_every_front_end
         )
     assert refused.is_error and "Only the coordinator" in refused.content[0].text
     assert [name for name, _ in spy] == ["chain_pass"] * 3
-
-
-def test_each_hook_event_calls_its_one_core_event_function(spy, world, monkeypatch, capsys):
-    monkeypatch.setenv("COLONY_TASKS_RELAY", "off")  # applied in this process, spies and all
-    repo = str(world["repo"])
-    base = {"session_id": "sess-h", "cwd": repo, "transcript_path": "/x/.claude/t.jsonl"}
-    payloads = {
-        "session-start": {**base, "hook_event_name": "SessionStart", "source": "startup"},
-        "user-prompt-submit": {**base, "prompt": "hello"},
-        "pre-tool-use": {
-            **base,
-            "tool_name": "Edit",
-            "tool_input": {"file_path": f"{repo}/a.py"},
-        },
-        "post-tool-use": {**base, "tool_name": "Bash", "tool_input": {"command": "ls"}},
-        "stop": {**base, "stop_hook_active": False},
-        "session-end": {**base, "reason": "exit"},
-    }
-    for event, payload in payloads.items():
-        monkeypatch.setattr("sys.stdin", _Stdin(json.dumps(payload)))
-        assert runner.run([event]) == 0
-    capsys.readouterr()
-    assert [name for name, _ in spy] == [
-        "session_start",
-        "prompt",
-        "before_tool",
-        "after_tool",
-        "stop",
-        "session_end",
-    ]
-
-
-class _Stdin:
-    def __init__(self, text: str) -> None:
-        self.buffer = _Buffer(text.encode())
-
-
-class _Buffer:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def read(self, size: int = -1) -> bytes:
-        return self.data
+    store = open_default()
+    try:
+        turns = store.timeline(world["chain_id"], kinds=["turn"], limit=10)
+    finally:
+        store.close()
+    passed = [(t.to, t.text) for t in turns if t.to]
+    assert passed == [(world["agent"], "your turn"), (world["agent"], "again")]
 
 
 def test_a_dependency_graph_is_saved_twice_on_either_backend(store):
