@@ -264,17 +264,25 @@ def finish_work(
     return work.finish(store, me, item_id, summary, state=state, reason=reason)
 
 
-def reassign_work(store: Store, me: Session | str, item_id: int, to: str | None) -> WorkItem:
-    """A human or the planner gives an item to another session (None: back to open)."""
+def reassign_work(
+    store: Store, me: Session | str, item_id: int, to: str | None, *, task_id: int | None = None
+) -> WorkItem:
+    """A human or the planner gives an item to another session (None: back to open); with
+    ``task_id``, the item must be that task's."""
     me = session_of(store, me)
-    return work.reassign(store, me, item_id, to)
+    return work.reassign(store, me, item_id, to, task_id=task_id)
 
 
 def drop_work(
-    store: Store, me: Session | str, item_id: int, reason: str | None = None
+    store: Store,
+    me: Session | str,
+    item_id: int,
+    reason: str | None = None,
+    *,
+    task_id: int | None = None,
 ) -> work.Finished:
     me = session_of(store, me)
-    return work.drop(store, me, item_id, reason)
+    return work.drop(store, me, item_id, reason, task_id=task_id)
 
 
 def plan_show(store: Store, task_id: int) -> work.Board:
@@ -417,10 +425,15 @@ def cli_actor(store: Store, name: str | None, cwd: str) -> Session:
     return agent if agent is not None else human(store, name, cwd)
 
 
+def acting(store: Store, who: Callable[[], Session], act: Callable[[Session], T]) -> T:
+    """``act(who())``: registering the actor and the action commit together, so an action the
+    core refuses (a typo'd id, a chain turn not held) leaves no participant behind — a
+    mistyped ``--as`` name is not a permanent member of the thread."""
+    with store.transaction():
+        return act(who())
+
+
 def as_human(store: Store, name: str | None, cwd: str, act: Callable[[Session], T]) -> T:
     """``act(session)`` as the CLI's actor (:func:`cli_actor`: the human ``name``, or the agent
-    whose shell ran the command): registering the human and the action commit together, so an
-    action the core refuses (a typo'd id, a chain turn not held) leaves no participant behind —
-    a mistyped ``--as`` name is not a permanent member of the thread."""
-    with store.transaction():
-        return act(cli_actor(store, name, cwd))
+    whose shell ran the command), in one transaction with it (:func:`acting`)."""
+    return acting(store, lambda: cli_actor(store, name, cwd), act)

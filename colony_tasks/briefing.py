@@ -305,11 +305,10 @@ def _work(item: WorkItem) -> str:
 
 
 def _stale(item: WorkItem, now: float) -> bool:
-    """The rule of :func:`colony_tasks.work.is_stale` (kept here: hooks do not import it)."""
-    if item.owner_ended_at is not None or item.owner_seen_at is None:
-        return True
-    quiet = now - item.owner_seen_at > claims_mod.STALE_AFTER
-    return quiet or presence.is_cut_off(item.owner_waiting)
+    """Whether a shown (taken) item's owner has ended or is quiet (:func:`.presence.quiet`)."""
+    return item.owner_ended_at is not None or presence.quiet(
+        item.owner_seen_at, item.owner_waiting, now
+    )
 
 
 def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:

@@ -30,7 +30,7 @@ DEFAULT_TTL_MINUTES = 60
 MAX_NOTE_CHARS = 16_000  # a claim note: the message limit (messages.MAX_MESSAGE_CHARS)
 AUTO_TTL_MINUTES = 20
 AUTO_NOTE = "auto: edited"
-STALE_AFTER = 30 * 60
+STALE_AFTER = presence.QUIET_AFTER
 RECENT_EDITS = 30 * 60
 MAX_PATH = 4096
 # Characters that change how a path displays without showing: C0/C1 controls, bidirectional
@@ -166,7 +166,7 @@ def _within(path: str, root: str) -> str | None:
 
 def quiet(row: dict[str, Any], now: float) -> bool:
     """A holder is stale when quiet past :data:`STALE_AFTER` or cut off (:mod:`.presence`)."""
-    return now - row["last_seen_at"] > STALE_AFTER or presence.is_cut_off(row.get("waiting"))
+    return presence.quiet(row["last_seen_at"], row.get("waiting"), now)
 
 
 def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:

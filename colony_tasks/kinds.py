@@ -121,3 +121,13 @@ POSTABLE_KINDS: tuple[ObsKind, ...] = (
     ObsKind.DECISION,
     ObsKind.BLOCKER,
 )
+
+
+class Presence(StrEnum):
+    """How a session is doing (the rule: :func:`colony_tasks.presence.of`)."""
+
+    ONLINE = "online"
+    IDLE = "idle"
+    WAITING = "waiting"
+    CUT_OFF = "cut-off"
+    ENDED = "ended"

@@ -89,8 +89,12 @@ class Board(Record):
 # -- reading --------------------------------------------------------------------------------
 
 
-def get_item(store: Store, item_id: int) -> WorkItem:
+def get_item(store: Store, item_id: int, task_id: int | None = None) -> WorkItem:
+    """The item, which must belong to ``task_id`` when one is given (an item is named by a
+    task's page or thread)."""
     item = store.work_item(int(item_id))
+    if task_id is not None and (item is None or item.task_id != task_id):
+        raise NotFound(f"Task {task_id} has no work item #{item_id}.", "plan_show")
     if item is None:
         raise NotFound(f"Work item #{item_id} does not exist.", "plan_show")
     return item
@@ -100,9 +104,9 @@ def is_stale(item: WorkItem, now: float) -> bool:
     """A taken item whose owner has ended or been quiet past :data:`STALE_AFTER`."""
     if item.state != WorkState.TAKEN:
         return False
-    if item.owner_ended_at is not None or item.owner_seen_at is None:
+    if item.owner_ended_at is not None:
         return True
-    return now - item.owner_seen_at > STALE_AFTER or presence.is_cut_off(item.owner_waiting)
+    return presence.quiet(item.owner_seen_at, item.owner_waiting, now)
 
 
 def stale_note(item: WorkItem, now: float) -> str:
@@ -427,11 +431,18 @@ def finish(
         return _close(store, task, session, item, WorkState(state), summary, reason)
 
 
-def drop(store: Store, session: Session | str, item_id: int, reason: str | None = None) -> Finished:
+def drop(
+    store: Store,
+    session: Session | str,
+    item_id: int,
+    reason: str | None = None,
+    *,
+    task_id: int | None = None,
+) -> Finished:
     """Drop an item that will not be done (its owner, a human, or its planner)."""
     session = session_of(store, session)
     with store.transaction():
-        item = get_item(store, item_id)
+        item = get_item(store, item_id, task_id)
         task = get_task(store, item.task_id)
         chains.check_writable(store, task, session)
         if item.owner != session.id:
@@ -478,12 +489,19 @@ def _check_manager(store: Store, task: Task, item: WorkItem, session: Session, w
     )
 
 
-def reassign(store: Store, session: Session | str, item_id: int, to: str | None = None) -> WorkItem:
+def reassign(
+    store: Store,
+    session: Session | str,
+    item_id: int,
+    to: str | None = None,
+    *,
+    task_id: int | None = None,
+) -> WorkItem:
     """Give a taken or blocked item to ``to`` (its files' claims move too), or with ``to``
     None put it back to open for anyone to take. A human, the planner or the coordinator."""
     session = session_of(store, session)
     with store.transaction():
-        item = get_item(store, item_id)
+        item = get_item(store, item_id, task_id)
         task = get_task(store, item.task_id)
         chains.check_writable(store, task, session)
         _check_manager(store, task, item, session, "reassign")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from .. import actions, paths, presence
+from ..kinds import Presence
+from ..models import Session
 from ..render import ago, iso, item_line
 from ..store import Store
 from ..tasks import STATUS_FILTERS
@@ -34,6 +36,7 @@ def status(store: Store, as_json: bool) -> None:
 def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
     """List sessions, most recently seen first."""
     found = store.list_sessions(active_only=active, limit=limit)
+    now = store.now()
 
     def render() -> str:
         if not found:
@@ -43,9 +46,7 @@ def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
                 s.handle,
                 s.agent,
                 s.who,
-                "ended"
-                if s.ended_at
-                else presence.describe(s.waiting, s.waiting_since) or "active",
+                _state(s, now),
                 ago(s.last_seen_at),
                 s.cwd,
             ]
@@ -54,6 +55,14 @@ def sessions(store: Store, active: bool, limit: int, as_json: bool) -> None:
         return table(rows, ["HANDLE", "AGENT", "WHO", "STATE", "LAST SEEN", "CWD"])
 
     emit(as_json, found, render)
+
+
+def _state(session: Session, now: float) -> str:
+    """``online`` / ``idle`` / ``ended`` (the core's rule), or what the session waits on."""
+    state = presence.of(session.ended_at, session.waiting, session.last_seen_at, now)
+    if state in (Presence.WAITING, Presence.CUT_OFF):
+        return presence.describe(session.waiting, session.waiting_since, now)
+    return state
 
 
 @cli.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)

@@ -1,22 +1,24 @@
 """What a human does from the viewer, through the same core actions as the CLI.
 
-Form fields are parsed here; posting, answering (``kind=answer`` with a reply-to) and passing a
-chain's turn are :mod:`colony_tasks.actions` calls made as the human session, so the core's
-rules (the chain turn rule included) apply unchanged and its
+Form fields are parsed here; every act (posting, answering with a reply-to, passing a chain's
+turn, changing the plan, withdrawing, resolving a blocker) is one :mod:`colony_tasks.actions`
+call made as the human session — registered in the same transaction (``actions.as_human``), so
+an act the core refuses leaves no participant behind. The core's rules (which kinds may be
+posted, what an answer needs, whose items move, the chain turn rule) apply unchanged and its
 :class:`~colony_tasks.errors.ColonyError` sentences reach the page as they are.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .. import actions
 from ..errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
-from ..kinds import POSTABLE_KINDS
 from ..models import Session
 from ..store import Store
 
-FORM_KINDS = POSTABLE_KINDS
+T = TypeVar("T")
 STATUS = {NotFound: 404, InvalidInput: 400, NotAllowed: 403, Conflict: 409}
 # How the viewer words the core's next steps (colony_tasks.errors.STEPS): its own pages.
 STEP_WORDING = {
@@ -54,6 +56,12 @@ def me(store: Store, name: str | None, cwd: str) -> Session:
     return actions.human(store, name, cwd)
 
 
+def acting(store: Store, name: str | None, cwd: str, act: Callable[[Session], T]) -> T:
+    """``act`` as the viewer's human, registered in the same transaction (nothing is left of
+    a human whose act the core refused)."""
+    return actions.acting(store, lambda: me(store, name, cwd), act)
+
+
 def post_message(
     store: Store, name: str | None, cwd: str, task_id: int, fields: dict[str, Any]
 ) -> dict[str, Any]:
@@ -63,20 +71,21 @@ def post_message(
     then says so.
     """
     kind = str(fields.get("kind") or "note")
-    if kind not in FORM_KINDS:
-        raise InvalidInput(f"Unknown kind {kind!r}; use one of {', '.join(FORM_KINDS)}.")
     reply_to = _int_or_none(fields.get("reply_to"), "reply-to")
-    if kind == "answer" and reply_to is None:
-        raise InvalidInput("An answer needs the number of the question it answers.")
-    posted = actions.post(
+    posted = acting(
         store,
-        me(store, name, cwd),
-        str(fields.get("text") or ""),
-        kind=kind,
-        task_id=task_id,
-        to=str(fields.get("to") or "").strip() or None,
-        in_reply_to=reply_to,
-        urgent=str(fields.get("urgent") or "").lower() in ("1", "on", "true", "yes"),
+        name,
+        cwd,
+        lambda human: actions.post(
+            store,
+            human,
+            str(fields.get("text") or ""),
+            kind=kind,
+            task_id=task_id,
+            to=str(fields.get("to") or "").strip() or None,
+            in_reply_to=reply_to,
+            urgent=str(fields.get("urgent") or "").lower() in ("1", "on", "true", "yes"),
+        ),
     )
     return {"id": posted.id, "task_id": posted.task_id, "kind": kind, "notice": posted.message}
 
@@ -88,8 +97,9 @@ def pass_turn(
     target = str(fields.get("to") or "").strip()
     if not target:
         raise InvalidInput("Choose who gets the turn.")
-    posted = actions.chain_pass(
-        store, me(store, name, cwd), chain_id, target, str(fields.get("prompt") or "")
+    prompt = str(fields.get("prompt") or "")
+    posted = acting(
+        store, name, cwd, lambda human: actions.chain_pass(store, human, chain_id, target, prompt)
     )
     return {"id": posted.id, "task_id": chain_id, "kind": "turn", "notice": None}
 
@@ -109,7 +119,18 @@ def plan_action(
     """The human changes the task's plan: ``action`` add (title, files, after), reassign
     (item, to; empty ``to`` reopens it) or drop (item, reason)."""
     action = str(fields.get("action") or "")
-    human = me(store, name, cwd)
+    if action not in PLAN_ACTIONS:
+        raise InvalidInput(f"Unknown plan action {action!r}; use one of {', '.join(PLAN_ACTIONS)}.")
+    acting(store, name, cwd, lambda human: _plan(store, human, task_id, action, fields))
+    return {
+        "id": store.max_observation_id(task_id),
+        "task_id": task_id,
+        "kind": "work",
+        "notice": None,
+    }
+
+
+def _plan(store: Store, human: Session, task_id: int, action: str, fields: dict[str, Any]) -> None:
     if action == "add":
         files = fields.get("files") or ""
         spec = {
@@ -123,22 +144,12 @@ def plan_action(
         item_id = _int_or_none(fields.get("item"), "item")
         if item_id is None:
             raise InvalidInput("Choose the item by its number, like 12.")
-        found = store.work_item(item_id)
-        if found is None or found.task_id != task_id:
-            raise NotFound(f"Task {task_id} has no work item #{item_id}.", "plan_show")
         if action == "reassign":
             to = str(fields.get("to") or "").strip() or None
-            actions.reassign_work(store, human, item_id, to)
+            actions.reassign_work(store, human, item_id, to, task_id=task_id)
         else:
-            actions.drop_work(store, human, item_id, str(fields.get("reason") or "") or None)
-    else:
-        raise InvalidInput(f"Unknown plan action {action!r}; use one of {', '.join(PLAN_ACTIONS)}.")
-    return {
-        "id": store.max_observation_id(task_id),
-        "task_id": task_id,
-        "kind": "work",
-        "notice": None,
-    }
+            reason = str(fields.get("reason") or "") or None
+            actions.drop_work(store, human, item_id, reason, task_id=task_id)
 
 
 def withdraw_item(
@@ -148,7 +159,7 @@ def withdraw_item(
     item_id = _int_or_none(fields.get("item_id"), "question or handoff")
     if item_id is None:
         raise InvalidInput("Choose the question or handoff to withdraw.")
-    done = actions.withdraw(store, me(store, name, cwd), item_id)
+    done = acting(store, name, cwd, lambda human: actions.withdraw(store, human, item_id))
     return {"id": done.id, "task_id": done.task_id, "kind": "withdraw", "notice": None}
 
 
@@ -160,5 +171,7 @@ def resolve_blocker(
     if blocker_id is None:
         raise InvalidInput("Choose the blocker to resolve.")
     note = str(fields.get("note") or "").strip() or None
-    done = actions.resolve_blocker(store, me(store, name, cwd), blocker_id, note)
+    done = acting(
+        store, name, cwd, lambda human: actions.resolve_blocker(store, human, blocker_id, note)
+    )
     return {"id": done.id, "task_id": done.task_id, "kind": "note", "notice": None}

@@ -19,7 +19,6 @@ from ..store import Store
 from ..tasks import get_task
 from .actions import STEP_WORDING
 
-ONLINE_SECONDS = 5 * 60
 THREAD_LIMIT = 500
 MESSAGE_KINDS = THREAD_KINDS
 ACTIVITY_KINDS = (ObsKind.PROMPT, ObsKind.EDIT, ObsKind.COMMAND)
@@ -27,15 +26,8 @@ WAITING_KINDS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.BLOCKER)
 
 
 def presence(session: Session, now: float) -> str:
-    """``ended`` if it ended; ``waiting`` on its human or ``cut-off`` (see
-    :mod:`colony_tasks.presence`); ``online`` if seen in the last five minutes, else ``idle``."""
-    if session.ended_at is not None:
-        return "ended"
-    if session.waiting == presence_mod.HUMAN:
-        return "waiting"
-    if presence_mod.is_cut_off(session.waiting):
-        return "cut-off"
-    return "online" if now - (session.last_seen_at or 0) < ONLINE_SECONDS else "idle"
+    """The session's presence, by the core's one rule (:func:`colony_tasks.presence.of`)."""
+    return presence_mod.of(session.ended_at, session.waiting, session.last_seen_at, now)
 
 
 def person(session: Session, now: float) -> dict[str, Any]:

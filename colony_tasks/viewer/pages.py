@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import ColonyError, describe
+from ..kinds import POSTABLE_KINDS
 from . import actions, data
 from .actions import STEP_WORDING
 from .context import Viewer, base_context, checked_fields, token_redirect, viewer_of
@@ -126,7 +127,7 @@ def thread_context(
         error=None,
         notice=None,
         failed_form=None,
-        kinds=actions.FORM_KINDS,
+        kinds=POSTABLE_KINDS,
     )
     context.update(extra)
     return context

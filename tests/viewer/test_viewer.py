@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from colony_tasks import actions, chains, semantic, sessions
+from colony_tasks import actions, chains, presence, semantic, sessions
 from colony_tasks.viewer import create_app
 from colony_tasks.viewer.app import STATIC
 from colony_tasks.viewer.security import CSP, host_of
@@ -101,7 +101,7 @@ def test_lanes_page_shows_online_idle_and_ended_participants(client, world, stor
     sessions.end_session(store, "sess-b")
     page = client.get("/partials/lanes").text
     assert "presence-online" in page and "presence-ended" in page
-    clock.advance(6 * 60)
+    clock.advance(presence.QUIET_AFTER + 60)  # the core's rule: idle when its claims go stale
     assert "presence-online" not in client.get("/partials/lanes").text
 
 
@@ -287,6 +287,25 @@ def test_human_post_through_the_form_appears_in_the_thread(authed, world, store)
     obs = store.get_observation(posted_id)
     assert (obs.kind, obs.text, obs.handle) == ("decision", "Looks good to me", "alice")
     assert "Looks good to me" in authed.get(f"/tasks/{world['task_id']}").text
+
+
+def test_a_refused_act_leaves_no_viewer_human_behind(store, repo: Path, world):
+    app = create_app(store, TOKEN, human_name="zed", cwd=str(repo))
+    with TestClient(app) as zed:
+        zed.get(f"/?token={TOKEN}", follow_redirects=False)
+        refused = zed.post(
+            f"/tasks/{world['task_id']}/post",
+            data={"token": TOKEN, "text": "Yes", "kind": "answer", "reply_to": "99999"},
+            follow_redirects=False,
+        )
+        assert refused.status_code == 404
+        assert store.get_session("human:zed") is None
+        done = zed.post(
+            f"/tasks/{world['task_id']}/post",
+            data={"token": TOKEN, "text": "hello", "kind": "note"},
+            follow_redirects=False,
+        )
+        assert done.status_code == 303 and store.get_session("human:zed") is not None
 
 
 def test_human_answers_a_question_from_the_reply_link(authed, world, store):
