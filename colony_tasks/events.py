@@ -17,6 +17,7 @@ import os
 from . import claims as claims_mod
 from . import delivery, presence, settings, shell_edits
 from . import sessions as sessions_mod
+from .agent_events import AGENT_EVENTS
 from .claims import PathConflict
 from .delivery import Updates
 from .errors import InvalidInput
@@ -107,19 +108,9 @@ COMMAND_CHARS = 600
 # An event sent again within this window is the same event (see
 # colony_tasks.relay.wire.event_key): a hook installed twice, or a client whose relay died.
 DUPLICATE_WINDOW_SECONDS = 60
-# Every agent event, one use case each below. The quiet ones never give the agent text.
-EVENTS = (
-    "session-start",
-    "user-prompt-submit",
-    "pre-tool-use",
-    "post-tool-use",
-    "post-tool-use-failure",
-    "subagent-start",
-    "stop",
-    "stop-failure",
-    "notification",
-    "session-end",
-)
+# Every agent event (colony_tasks.agent_events), one use case each below. The quiet ones never
+# give the agent text.
+EVENTS = tuple(AGENT_EVENTS)
 QUIET = frozenset({"stop", "stop-failure", "notification", "session-end"})
 # The events whose second run would record or inject something twice (those that speak): they
 # are applied exactly once (colony_tasks.relay.apply). The quiet ones are idempotent (a

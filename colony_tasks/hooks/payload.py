@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from ..agent_events import AGENT_EVENTS
 from ..procs import agent_pid
 from ..relay.wire import event_key
 
@@ -152,15 +153,4 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict
     return found
 
 
-EVENT_NAMES = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "post-tool-use-failure": "PostToolUseFailure",
-    "subagent-start": "SubagentStart",
-    "stop": "Stop",
-    "stop-failure": "StopFailure",
-    "notification": "Notification",
-    "session-end": "SessionEnd",
-}
+EVENT_NAMES = AGENT_EVENTS  # our event name -> the agents' (colony_tasks.agent_events)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..agent_events import AGENT_EVENTS
 from .files import ShapeProblem
 from .locate import EXECUTABLE
 
@@ -23,15 +24,19 @@ Block = dict[str, Group]
 
 @dataclass(frozen=True)
 class HookEvent:
-    """One lifecycle event: its config name, CLI name, per-agent matcher and timeout (s), and
-    the agents that have it (``claude``, ``codex``)."""
+    """One lifecycle event: our name (``slug``, the hook command's argument), per-agent
+    matcher and timeout (s), and the agents that have it (``claude``, ``codex``); ``name`` is
+    the agents' (:data:`colony_tasks.agent_events.AGENT_EVENTS`)."""
 
-    name: str
     slug: str
     claude_matcher: str | None
     codex_matcher: str | None
     timeout: int
     agents: tuple[str, ...] = ("claude", "codex")
+
+    @property
+    def name(self) -> str:
+        return AGENT_EVENTS[self.slug]
 
 
 def events_for(agent: str) -> tuple[HookEvent, ...]:
@@ -45,14 +50,13 @@ OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
 
 EVENTS: tuple[HookEvent, ...] = (
     # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
-    HookEvent("SessionStart", "session-start", None, None, 10),
+    HookEvent("session-start", None, None, 10),
     # 10 s: above the store's 5 s busy timeout, so a briefly locked database still answers.
-    HookEvent("UserPromptSubmit", "user-prompt-submit", None, None, 10),
+    HookEvent("user-prompt-submit", None, None, 10),
     # Before edits, and before shell commands: the hook notes the state of the files that
     # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
     # And before Claude's Read: one line when another session holds the file.
     HookEvent(
-        "PreToolUse",
         "pre-tool-use",
         f"{CLAUDE_EDIT_TOOLS}|Bash|Read",
         "^(apply_patch|Bash)$",
@@ -61,7 +65,6 @@ EVENTS: tuple[HookEvent, ...] = (
     # After edits and shell commands, and after our own MCP tools (answering a question
     # through MCP must deliver what is addressed to the session mid-turn, like any tool call).
     HookEvent(
-        "PostToolUse",
         "post-tool-use",
         f"^({CLAUDE_EDIT_TOOLS}|Bash|{OUR_MCP_TOOLS})$",
         f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
@@ -69,17 +72,14 @@ EVENTS: tuple[HookEvent, ...] = (
     ),
     # Claude Code fires PostToolUseFailure instead of PostToolUse when a tool fails (a shell
     # command that exits non-zero may still have edited files); Codex fires PostToolUse.
-    HookEvent(
-        "PostToolUseFailure", "post-tool-use-failure", "^Bash$", None, 10, agents=("claude",)
-    ),
+    HookEvent("post-tool-use-failure", "^Bash$", None, 10, agents=("claude",)),
     # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
-    HookEvent("SubagentStart", "subagent-start", None, None, 10),
-    HookEvent("Stop", "stop", None, None, 10),
+    HookEvent("subagent-start", None, None, 10),
+    HookEvent("stop", None, None, 10),
     # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
     # session waiting on its human (idle or permission prompt); nothing reaches the model.
-    HookEvent("StopFailure", "stop-failure", None, None, 10, agents=("claude",)),
+    HookEvent("stop-failure", None, None, 10, agents=("claude",)),
     HookEvent(
-        "Notification",
         "notification",
         "^(idle_prompt|permission_prompt)$",
         None,
@@ -87,7 +87,7 @@ EVENTS: tuple[HookEvent, ...] = (
         agents=("claude",),
     ),
     # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.
-    HookEvent("SessionEnd", "session-end", None, None, 3),
+    HookEvent("session-end", None, None, 3),
 )
 
 

@@ -179,3 +179,12 @@ def test_a_session_end_ends_it_and_releases_its_claims(store: Store, repo: Path)
     events.session_end(store, Event("s1", "claude", str(repo)))
     assert store.get_session(me.id).ended_at is not None
     assert store.list_claims(session_id=me.id) == []
+
+
+def test_every_agent_event_is_installed_and_has_its_use_case():
+    from colony_tasks.agent_events import AGENT_EVENTS
+    from colony_tasks.install import hookblock
+
+    assert {e.slug for e in hookblock.EVENTS} == set(AGENT_EVENTS) == set(events.EVENTS)
+    assert {e.name for e in hookblock.EVENTS} == set(AGENT_EVENTS.values())
+    assert set(events.EVENTS) > events.QUIET
