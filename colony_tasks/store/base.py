@@ -8,7 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from .. import paths
+from .. import sqlite_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -43,19 +43,7 @@ class StoreBase:
         self.clock = clock
         self._lock = threading.RLock()
         self._depth = 0
-        if self.path != ":memory:":
-            paths.touch_private(self.path)
-        self.conn = sqlite3.connect(
-            self.path,
-            isolation_level=None,
-            timeout=busy_timeout_ms / 1000,
-            check_same_thread=False,
-        )
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn = sqlite_file.connect(self.path, busy_timeout_ms=busy_timeout_ms)
         self.migrate(migrations)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -81,7 +69,7 @@ class StoreBase:
     # -- migrations ------------------------------------------------------------------------
 
     def schema_version(self) -> int:
-        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+        return sqlite_file.version(self.conn)
 
     def migrate(self, migrations: Sequence[Migration] | None = None) -> list[int]:
         """Apply pending migrations (default: all of schema.py); costs one
@@ -105,26 +93,14 @@ class StoreBase:
         return applied
 
     def _apply(self, migration: Migration) -> None:
-        script = (
-            "BEGIN IMMEDIATE;\n"
-            f"{migration.sql}\n;"
-            "INSERT INTO schema_migrations(version, name, applied_at) VALUES "
-            f"({int(migration.version)}, '{migration.name}', {self.now()!r});\n"
-            f"PRAGMA user_version = {int(migration.version)};\n"
-            "COMMIT;"
-        )
+        def record(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, self.now()),
+            )
+
         with self._lock:
-            # A concurrent process may have applied it between our check and our lock.
-            if self.schema_version() >= migration.version:
-                return
-            try:
-                self.conn.executescript(script)
-            except BaseException:
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                if self.schema_version() >= migration.version:
-                    return
-                raise
+            sqlite_file.apply(self.conn, migration.version, migration.sql, record)
 
     def applied_migrations(self) -> list[dict[str, Any]]:
         rows = self.conn.execute(

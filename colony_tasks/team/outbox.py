@@ -19,7 +19,7 @@ import os
 import sqlite3
 import time
 
-from .. import paths
+from .. import paths, sqlite_file
 from ..redact import redact, redact_value
 
 TYPE_CHECKING = False
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_ATTEMPTS = 3
+SCHEMA_VERSION = 1
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
@@ -56,21 +57,13 @@ def outbox_path(store_key: str) -> str:
 class Outbox:
     def __init__(self, path: str) -> None:
         paths.ensure_home()
-        paths.touch_private(path)
         self.path = path
-        self.conn = sqlite3.connect(path, isolation_level=None, timeout=5, check_same_thread=False)
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA busy_timeout = 5000")
-        if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        # NORMAL in WAL mode: a committed row survives any process crash (kill -9 included);
-        # only a power loss can take the last few.
-        self.conn.execute("PRAGMA synchronous = NORMAL")
-        # Spooled payloads are redacted, but still the agent's prompts and commands: zero their
-        # bytes when a row is deleted instead of leaving them in free pages.
-        self.conn.execute("PRAGMA secure_delete = ON")
-        if not self.conn.execute("PRAGMA user_version").fetchone()[0]:
-            self.conn.executescript(f"BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = 1; COMMIT;")
+        # The store's recipe (colony_tasks.sqlite_file). Spooled payloads are redacted, but
+        # still the agent's prompts and commands: their bytes are zeroed when a row is deleted
+        # (secure_delete) instead of lingering in free pages.
+        self.conn = sqlite_file.connect(path, secure_delete=True)
+        if sqlite_file.version(self.conn) < SCHEMA_VERSION:
+            sqlite_file.apply(self.conn, SCHEMA_VERSION, SCHEMA)
 
     def close(self) -> None:
         self.conn.close()

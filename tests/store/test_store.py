@@ -178,3 +178,30 @@ def test_the_store_knows_the_latest_migration_without_importing_them():
     from colony_tasks.store import base
 
     assert base.LATEST == LATEST
+
+
+def test_a_migrations_record_is_bound_not_formatted_into_sql(tmp_path: Path):
+    path = tmp_path / "quoted.db"
+    quoted = Migration(LATEST + 1, "it's; DROP TABLE sessions; --", "CREATE TABLE extra(x);")
+    with Store(path, migrations=(*MIGRATIONS, quoted)) as db:
+        assert db.applied_migrations()[-1]["name"] == "it's; DROP TABLE sessions; --"
+        assert db.schema_version() == LATEST + 1
+        assert db.conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 0
+
+
+def test_the_outbox_and_the_store_open_their_files_by_one_recipe(tmp_path: Path):
+    from colony_tasks import sqlite_file
+    from colony_tasks.team.outbox import Outbox
+
+    store = Store(tmp_path / "s.db")
+    outbox = Outbox(str(tmp_path / "o.db"))
+    try:
+        for conn in (store.conn, outbox.conn):
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        assert outbox.conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
+        assert sqlite_file.version(outbox.conn) == 1
+        assert (tmp_path / "o.db").stat().st_mode & 0o777 == 0o600
+    finally:
+        store.close()
+        outbox.close()
