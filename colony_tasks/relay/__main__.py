@@ -51,9 +51,16 @@ def main() -> int:
     if take_lock(key) is None:
         return 0  # another relay serves this store
     try:
-        from .server import serve
+        from .server import LocalRelay, Relay, serve
 
-        return serve(url, key)
+        relay: Relay
+        if url:
+            from .team import TeamRelay
+
+            relay = TeamRelay(url)
+        else:
+            relay = LocalRelay()
+        return serve(relay, key)
     except BaseException as error:  # its output goes nowhere: say why in the hook log
         paths.log(f"relay {os.getpid()} failed: {type(error).__name__}: {error}")
         raise

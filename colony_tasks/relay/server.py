@@ -275,22 +275,13 @@ def _rss_kb() -> int | None:
     return None
 
 
-def _make(url: str | None) -> Relay:
-    if url:
-        from .team import TeamRelay
-
-        return TeamRelay(url)
-    return LocalRelay()
-
-
-def serve(url: str | None, key: str) -> int:
+def serve(relay: Relay, key: str) -> int:
     """Serve until idle, stopped or retired; the caller holds the relay lock for ``key``
-    (see :mod:`colony_tasks.relay.__main__`)."""
+    and chose the relay for its store (see :mod:`colony_tasks.relay.__main__`)."""
     home = paths.home()
     sock_file = wire.socket_path(key)
     if os.path.dirname(sock_file) != home:
         paths.private_dir(os.path.dirname(sock_file))
-    relay = _make(url)
     signal.signal(signal.SIGTERM, relay.stop)
     signal.signal(signal.SIGINT, relay.stop)
     if os.path.lexists(sock_file):
