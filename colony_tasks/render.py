@@ -35,7 +35,7 @@ def clip(text: str, limit: int = LINE_CHARS) -> str:
 
 
 def item_line(obs: Observation, *, now: float | None = None, limit: int = LINE_CHARS) -> str:
-    """``#12 codex-91bc QUESTION → claude-3f2a (4m ago): text``."""
+    """``#12 codex-91bc QUESTION → claude-3f2a (4m ago): text``; a note's state is not shown."""
     who = obs.handle or obs.session_id or "?"
     label = KIND_LABEL.get(obs.kind, obs.kind)
     target = f" → {obs.to}" if obs.to and obs.to != "any" else ""
