@@ -10,6 +10,14 @@
   like ``{"a": 1}`` became a dict (and was rejected) and ``"null"`` became None (dropped).
 - :func:`tidy_schema` keeps ``tools/list`` small (no generated titles, optional fields without
   the ``anyOf``/``null`` wrapping).
+
+The SDK's public API builds the tools (``Tool.from_function``, ``MCPServer.add_tool``). Two
+things have no public extension point in it, and this module is the one place that relies on
+its internals for them: JSON pre-parsing of text arguments (``FuncMetadata.pre_parse_json``,
+overridden by :class:`VerbatimText`) and the wording of argument validation errors, which the
+SDK raises inside ``Tool.run`` before the tool function is called (:class:`ColonyTool` rewords
+them). A new SDK release that changes either shows up in tests/mcp (the stdio and in-memory
+suites assert both).
 """
 
 from __future__ import annotations
@@ -87,6 +95,10 @@ class Spec:
     read_only: bool
 
 
+#: The functions marked with :func:`tool`, and how.
+SPECS: dict[Callable, Spec] = {}
+
+
 def tool(*, read_only: bool = False) -> Callable[[Callable], Callable]:
     """Mark a function as a tool; :func:`build` turns it into a :class:`ColonyTool`.
 
@@ -97,7 +109,7 @@ def tool(*, read_only: bool = False) -> Callable[[Callable], Callable]:
         description = " ".join((fn.__doc__ or "").split())
         if not description:
             raise TypeError(f"Tool {fn.__name__} needs a docstring: it is the description.")
-        fn.__colony_tool__ = Spec(description, read_only)  # type: ignore[attr-defined]
+        SPECS[fn] = Spec(description, read_only)
         return fn
 
     return mark
@@ -105,7 +117,7 @@ def tool(*, read_only: bool = False) -> Callable[[Callable], Callable]:
 
 def build(fn: Callable) -> ColonyTool:
     """A :class:`ColonyTool` for a function marked with :func:`tool`, its schemas tidied."""
-    spec: Spec = fn.__colony_tool__  # type: ignore[attr-defined]
+    spec = SPECS[fn]
     made = ColonyTool.from_function(
         fn,
         description=spec.description,
@@ -121,7 +133,8 @@ def build(fn: Callable) -> ColonyTool:
         made.fn_metadata.output_schema = None
     elif made.fn_metadata.output_schema is not None:
         made.fn_metadata.output_schema = tidy_schema(made.fn_metadata.output_schema)
-    return made  # type: ignore[return-value]  # from_function is typed as building a Tool
+    assert isinstance(made, ColonyTool)  # from_function is typed as building a Tool
+    return made
 
 
 def text_only(annotation: Any) -> bool:
