@@ -40,6 +40,7 @@ def test_the_checkout_keeps_every_contract():
         ("viewer/data.py", "from ..cli import app", "Front ends do not import each other"),
         ("store/base.py", "from .. import briefing", "The store imports no domain module"),
         ("events.py", "from .mcp_server import server", "The core and the relay import no"),
+        ("relay/wire.py", "from . import server", "The relay's modules form layers"),
     ],
 )
 def test_a_forbidden_import_breaks_its_contract(tmp_path: Path, module: str, line: str, contract):
