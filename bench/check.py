@@ -28,6 +28,7 @@ CLIENT_MODULES = {
     "colony_tasks.hooks",
     "colony_tasks.hooks.runner",
     "colony_tasks.hooks.payload",
+    "colony_tasks.agent_events",
     "colony_tasks.relay",
     "colony_tasks.relay.wire",
     "colony_tasks.backend",

@@ -3,7 +3,6 @@ are addressed to."""
 
 from __future__ import annotations
 
-import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from colony_tasks import actions, delivery, posts
 from colony_tasks.errors import Conflict, NotAllowed
 from colony_tasks.store import Store, open_store
-from tests.support.helpers import join
+from tests.support.helpers import join, race
 
 # One set of tests, two stores: SQLite and a real PostgreSQL server (tests/conftest.py).
 pytestmark = pytest.mark.both_backends
@@ -28,17 +27,6 @@ def _race_accept(db_path: str, sid: str, handoff_id: int, barrier, queue) -> Non
     db.close()
 
 
-def _race(target, db_path: str, item_id: int, sids: list[str]) -> list[tuple[str, object]]:
-    ctx = multiprocessing.get_context("spawn")
-    barrier, queue = ctx.Barrier(len(sids)), ctx.Queue()
-    procs = [ctx.Process(target=target, args=(db_path, s, item_id, barrier, queue)) for s in sids]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-    return [queue.get(timeout=5) for _ in procs]
-
-
 def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(
     store_address: str, repo: Path
 ):
@@ -50,7 +38,7 @@ def test_two_processes_accepting_one_broadcast_handoff_exactly_one_wins(
     actions.claim(db, "author", ["src/app.py"])
     h = actions.hand_off(db, "author", "take the app", files=["src/app.py"])
     db.close()
-    results = dict(_race(_race_accept, path, h.id, ["x", "y"]))
+    results = dict(race(_race_accept, path, h.id, ["x", "y"]))
     assert sorted(results.values()) == [False, True]
     winner = next(s for s, ok in results.items() if ok)
     db = open_store(path)

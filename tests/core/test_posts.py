@@ -3,7 +3,6 @@ answers, the first of which wins."""
 
 from __future__ import annotations
 
-import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from colony_tasks import actions, delivery
 from colony_tasks.errors import ColonyError, NotAllowed, NotFound
 from colony_tasks.store import Store, open_store
-from tests.support.helpers import join
+from tests.support.helpers import join, race
 
 # One set of tests, two stores: SQLite and a real PostgreSQL server (tests/conftest.py).
 pytestmark = pytest.mark.both_backends
@@ -25,17 +24,6 @@ def _race_answer(db_path: str, sid: str, question_id: int, barrier, queue) -> No
     except ColonyError as error:
         queue.put((sid, repr(error)))
     db.close()
-
-
-def _race(target, db_path: str, item_id: int, sids: list[str]) -> list[tuple[str, object]]:
-    ctx = multiprocessing.get_context("spawn")
-    barrier, queue = ctx.Barrier(len(sids)), ctx.Queue()
-    procs = [ctx.Process(target=target, args=(db_path, s, item_id, barrier, queue)) for s in sids]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-    return [queue.get(timeout=5) for _ in procs]
 
 
 def test_directed_question_is_pending_until_answered_and_asker_sees_answer(
@@ -91,7 +79,7 @@ def test_two_processes_answering_one_broadcast_question_exactly_one_wins(
     join(db, "y", "claude", repo)
     q = actions.ask(db, "asker", "Broadcast: who takes the migration?")
     db.close()
-    results = dict(_race(_race_answer, path, q.id, ["x", "y"]))
+    results = dict(race(_race_answer, path, q.id, ["x", "y"]))
     assert sorted(results.values()) == [False, True]
     db = open_store(path)
     assert len(db.timeline(q.task_id, kinds=["answer"])) == 1

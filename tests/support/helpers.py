@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 from colony_tasks import sessions
@@ -63,3 +64,16 @@ def fill(store: Store, holder: str, n: int, pattern: str = "src/m{i}/f.py", glob
             " note, created_at, renewed_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
+
+
+def race(target, address: str, item_id: int, sids: list[str]) -> list[tuple[str, object]]:
+    """Run ``target(address, sid, item_id, barrier, queue)`` in one process per session id,
+    released together by a barrier; what each put on the queue."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier, queue = ctx.Barrier(len(sids)), ctx.Queue()
+    procs = [ctx.Process(target=target, args=(address, s, item_id, barrier, queue)) for s in sids]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    return [queue.get(timeout=5) for _ in procs]
