@@ -50,7 +50,7 @@ def human_cli(args: list[str]) -> Any:
     """The CLI as the human at a terminal: outside the agent's process tree (this test process
     is the in-memory MCP server's "agent", and a CLI inside an agent's tree acts as the agent)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(procs, "ancestors", lambda limit=6: [])
+        patch.setattr(procs, "ancestry", lambda limit=64: [])
         return CliRunner().invoke(cli, args)
 
 
