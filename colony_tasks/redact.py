@@ -198,11 +198,35 @@ def _redact(text: str, limit: int | None) -> str:
 
 def _plain(text: str, lowered: str | None = None) -> str:
     """``text`` with every rule whose trigger it holds applied (no folding)."""
+    lowered = text.lower() if lowered is None else lowered
+    if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
+        return text
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
-    for rule in _triggered(text.lower() if lowered is None else lowered, len(text) > LONG_TEXT):
+    for rule in _triggered(lowered, len(text) > LONG_TEXT):
         work = apply_rule(rule, work)
     return work[1:]
+
+
+# A process that redacts many short texts (an edit naming 20,000 files redacts each path)
+# first asks one pattern holding every trigger whether any is there: one search in C instead
+# of a Python loop over the rules. Compiled after SHORT_CALLS short texts (it costs ~2 ms to
+# compile, more than a hook that redacts a few texts saves).
+SHORT_TEXT = 1024
+SHORT_CALLS = 64
+_short: list[int] = [0]
+_any_trigger: list[re.Pattern[str]] = []
+
+
+def _may_trigger(lowered: str) -> bool:
+    """False when no rule's trigger occurs in ``lowered`` (then no rule can run on it)."""
+    if not _any_trigger:
+        _short[0] += 1
+        if _short[0] < SHORT_CALLS:
+            return True
+        triggers = sorted({t for rule in RULES for t in rule.triggers}, key=len, reverse=True)
+        _any_trigger.append(re.compile("|".join(map(re.escape, triggers))))
+    return _any_trigger[0].search(lowered) is not None
 
 
 def _redact_windows(text: str) -> str:
