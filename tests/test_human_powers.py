@@ -104,10 +104,6 @@ def world(home: Path, repo: Path) -> Iterator[dict[str, Any]]:
     yield {"worker": worker, "alice": alice, "task": planned.task_id, "item": planned.ids[0]}
 
 
-def stored(home: Path) -> Store:
-    return open_default()
-
-
 def posts_by(store: Store, task_id: int, text: str) -> list[Session]:
     found = [o for o in store.timeline(task_id, limit=200) if o.text == text]
     return [store.get_session(o.session_id) for o in found]
@@ -141,7 +137,7 @@ def test_inside_an_agents_tree_the_cli_never_posts_as_the_human(world, home, rep
         cwd=repo,
     )
     assert done.returncode != 0 and REFUSED in done.stderr + done.stdout
-    store = stored(home)
+    store = open_default()
     assert posts_by(store, world["task"], "as the developer") == []
     store.close()
 
@@ -156,7 +152,7 @@ def test_inside_an_agents_tree_with_its_live_session_the_cli_acts_as_that_agent(
         cwd=repo,
     )
     assert done.returncode == 0, done.stderr
-    store = stored(home)
+    store = open_default()
     (author,) = posts_by(store, world["task"], "whose post")
     store.close()
     assert author.id == "sess-agent" and author.agent == "codex"
@@ -183,7 +179,7 @@ def test_inside_an_agents_tree_the_cli_cannot_move_anothers_work(
     if register and args[1] == "done":
         expected = "only its owner or a human can finish it"
     assert expected in done.stderr + done.stdout
-    store = stored(home)
+    store = open_default()
     item = store.work_item(world["item"])
     store.close()
     assert item.owner == "sess-worker" and item.state == "taken"
@@ -249,7 +245,7 @@ def test_outside_any_agent_the_human_posts_moves_work_and_resets_the_guard(
     assert not guard_tripped(world["task"])
     done = run_outside(["plan", "reassign", str(world["item"]), "--as", "alice"], repo)
     assert done.returncode == 0, done.stderr
-    store = stored(home)
+    store = open_default()
     (author,) = posts_by(store, world["task"], "carry on")
     item = store.work_item(world["item"])
     store.close()
