@@ -101,8 +101,7 @@ async def test_an_answer_goes_through_actions_post_from_every_front_end(spy, wor
     store = open_default()
     try:
         app = create_app(store, TOKEN, human_name="bob", cwd=str(world["repo"]))
-        with TestClient(app) as client:
-            client.get(f"/?token={TOKEN}")
+        with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as client:
             form = {"token": TOKEN, "text": "yes", "kind": "answer", "reply_to": str(q_viewer)}
             posted = client.post(f"/tasks/{world['task_id']}/post", data=form)
             assert posted.status_code == 200
@@ -125,8 +124,7 @@ async def test_a_chain_turn_goes_through_actions_chain_pass_from_every_front_end
     store = open_default()
     try:
         app = create_app(store, TOKEN, human_name="alice", cwd=str(world["repo"]))
-        with TestClient(app) as client:
-            client.get(f"/?token={TOKEN}")
+        with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as client:
             form = {"token": TOKEN, "to": world["agent"], "prompt": "again"}
             assert client.post(f"/tasks/{chain}/pass", data=form).status_code == 200
     finally:
