@@ -411,18 +411,20 @@ def search(
 
 
 def human(store: Store, name: str | None, cwd: str) -> Session:
-    """The session a human at the CLI or in the viewer acts as (one per name)."""
-    return sessions_mod.human_session(store, name, cwd)
+    """The session a human at the CLI or in the viewer acts as (one per name); refused inside
+    an agent's process tree (:func:`colony_tasks.authority.human`)."""
+    from . import authority
+
+    return authority.human(store, name, cwd)
 
 
 def cli_actor(store: Store, name: str | None, cwd: str) -> Session:
     """The session a CLI command acts as: inside an agent's process tree (an agent's shell
-    tool ran it), that agent's session whatever ``--as`` names; a human's session otherwise.
-    An agent cannot post as the developer, reassign items or reset the loop guard this way."""
-    from . import identity, procs
+    tool ran it), that agent's session whatever ``--as`` names; a human's session otherwise
+    (:func:`colony_tasks.authority.cli_actor`)."""
+    from . import authority
 
-    agent = identity.detected(store, procs.ancestors())
-    return agent if agent is not None else human(store, name, cwd)
+    return authority.cli_actor(store, name, cwd)
 
 
 def acting(store: Store, who: Callable[[], Session], act: Callable[[Session], T]) -> T:

@@ -396,6 +396,9 @@ def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | N
     return "\n".join(lines)
 
 
+MAX_CONFLICT_LINES = 20
+
+
 def conflict_warning(
     conflicts: Sequence[claims_mod.PathConflict], *, after: bool, now: float
 ) -> str | None:
@@ -427,6 +430,12 @@ def conflict_warning(
                 suggest = e.handle
     if not lines:
         return None
+    if len(lines) > MAX_CONFLICT_LINES:  # a patch naming 20,000 held files: a bounded warning
+        more = len(lines) - MAX_CONFLICT_LINES
+        lines = [
+            *lines[:MAX_CONFLICT_LINES],
+            f"… and {more} more (`colony-tasks claims` lists every claim).",
+        ]
     verb = (
         "You just edited a file another session is working on"
         if after

@@ -7,7 +7,7 @@ note), so no front end has to. Standard library only: the hook path imports this
 
 from __future__ import annotations
 
-from . import chains
+from . import authority, chains
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import MESSAGE_KINDS, ItemStatus, ObsKind
 from .messages import Posted, addressed_to, check_text, guarded
@@ -287,6 +287,8 @@ def resolve_blocker(
         blocker = pending_item(store, blocker_id, ObsKind.BLOCKER)
         if blocker.status != ItemStatus.OPEN:
             raise Conflict(f"Blocker {blocker.id} is already {blocker.status}.")
+        task = store.get_task(blocker.task_id) if blocker.task_id is not None else None
+        authority.check_resolve_blocker(store, session, blocker, task)
         store.set_observation_status(blocker.id, ItemStatus.RESOLVED, resolved_by=session.id)
         return write(
             store,

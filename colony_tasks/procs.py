@@ -221,6 +221,26 @@ def ancestors(limit: int = 6) -> list[int]:
     return chain
 
 
+def ancestry(limit: int = 64) -> list[tuple[int, str]]:
+    """This process's ancestors, nearest first, each with its command name (for telling
+    whether a command runs inside an agent's process tree). Empty where the process table
+    cannot be read; an ancestor whose name cannot be read ends the chain."""
+    how = backend()
+    if how == "none":
+        return []
+    chain: list[tuple[int, str]] = []
+    pid = os.getppid()
+    for _ in range(limit):
+        if pid <= 1:
+            break
+        info = _stat(pid, how)
+        if info is None:
+            break
+        chain.append((pid, info[0]))
+        pid = info[1]
+    return chain
+
+
 def alive(pid: int | None) -> bool:
     """Whether a process with this pid exists (a pid we may not signal still exists)."""
     if not pid or pid <= 0:

@@ -24,8 +24,8 @@ def viewer_command(host: str, port: int, open_browser: bool, as_name: str | None
     """Serve the web dashboard: lanes, threads, chains, claims, sessions, search.
 
     Listens on loopback by default. The printed URL carries a token that is new on every run;
-    every page and request needs it, reads included (opening the URL once keeps it in a
-    cookie).
+    every page and request needs it, reads included (the pages live under /<token>/: no
+    cookie, which a browser sends to every port of 127.0.0.1).
     """
     # Imported here, not at the top: Starlette, uvicorn and Jinja2 cost ~0.3 s to import, and
     # every other command must stay fast.

@@ -27,6 +27,52 @@ SHELL_TOOLS = frozenset({"Bash", "PowerShell", "shell", "exec_command"})
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
+# Deeper than this, a payload's values are dropped (read as null): nothing a hook reads is
+# nested that deep, and json's parser recurses (RecursionError near 1,000 levels).
+MAX_DEPTH = 64
+_TOKEN: list[Any] = []
+
+
+def loads(text: str) -> Any:
+    """The JSON value of ``text``; one nested past the parser's recursion limit is read with
+    its values below :data:`MAX_DEPTH` levels dropped (50,000 nested objects beside a real
+    Edit must not lose the edit). Linear: one scan, in C between brackets and strings."""
+    import json
+
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return json.loads(shallow(text))
+
+
+def shallow(text: str, limit: int = MAX_DEPTH) -> str:
+    """``text`` (JSON) with every array or object nested deeper than ``limit`` replaced by
+    ``null``. Strings are skipped whole, so brackets inside them do not count."""
+    if not _TOKEN:
+        import re
+
+        _TOKEN.append(re.compile(r'"(?:[^"\\]|\\.)*+"|[\[\]{}]'))
+    pieces: list[str] = []
+    depth = 0
+    cut = -1
+    kept = 0
+    for match in _TOKEN[0].finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            if depth == limit and cut < 0:
+                cut = match.start()
+            depth += 1
+        elif token in ("]", "}"):
+            depth -= 1
+            if depth == limit and cut >= 0:
+                pieces.append(text[kept:cut])
+                pieces.append("null")
+                kept = match.end()
+                cut = -1
+    pieces.append(text[kept:])
+    return "".join(pieces)
+
+
 def text(payload: dict[str, Any], key: str) -> str:
     value = payload.get(key)
     return value if isinstance(value, str) else ""

@@ -21,7 +21,7 @@ import sys
 
 from .. import backend, paths
 from ..relay import wire
-from .payload import EVENT_NAMES, detect_agent, request
+from .payload import EVENT_NAMES, detect_agent, loads, request
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
@@ -138,7 +138,7 @@ def handle(
     right after (``os._exit``), so an in-process store is left for the exit to drop."""
     if event not in EVENT_NAMES:
         raise ValueError(f"unknown hook event {event!r}; {USAGE}")
-    payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
+    payload = loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)

@@ -25,7 +25,7 @@ from ..store import Store
 from . import api, pages
 from .actions import STEP_WORDING, status_for
 from .context import Viewer, base_context, viewer_of
-from .security import Guard
+from .security import Guard, route_path
 from .templating import respond
 
 STATIC = Path(__file__).parent / "static"
@@ -70,7 +70,7 @@ def _login() -> str:
 
 
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/")
+    return route_path(request).startswith("/api/")
 
 
 async def _core_error(request: Request, error: Exception) -> Response:

@@ -45,7 +45,8 @@ def base_context(request: Request, viewer: Viewer) -> dict[str, Any]:
     """What the layout needs on every page: who posts, and the token for the forms."""
     me = viewer.store.get_session(viewer.human_id)
     return {
-        "request_path": request.url.path,
+        "request_path": security.route_path(request),
+        "base": security.base(request),
         "form_token": security.page_token(request, viewer.token),
         "me_id": viewer.human_id,
         "me_handle": me.handle if me else viewer.human_name,
@@ -54,23 +55,13 @@ def base_context(request: Request, viewer: Viewer) -> dict[str, Any]:
 
 
 def token_redirect(request: Request, viewer: Viewer) -> RedirectResponse | None:
-    """``?token=`` on a page: keep it in a cookie, then drop it from the address bar."""
-    given = request.query_params.get(security.TOKEN_FIELD)
-    if given is None:
+    """``?token=`` on a page already under the run's prefix: drop it from the address bar."""
+    if request.query_params.get(security.TOKEN_FIELD) is None:
         return None
     rest = [(k, v) for k, v in request.query_params.multi_items() if k != security.TOKEN_FIELD]
-    # One leading slash only: "//host" would be a redirect to another site.
-    target = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
-    response = RedirectResponse(target, status_code=303)
-    if security.valid(viewer.token, given):
-        response.set_cookie(
-            security.cookie_name(request),
-            viewer.token,
-            httponly=True,
-            samesite="strict",
-            path="/",
-        )
-    return response
+    # The prefix (or one leading slash) starts the path: never "//host", another site.
+    path = security.base(request) + "/" + security.route_path(request).lstrip("/")
+    return RedirectResponse(path + (f"?{urlencode(rest)}" if rest else ""), status_code=303)
 
 
 async def checked_fields(request: Request) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from ..errors import ColonyError, describe
 from ..kinds import POSTABLE_KINDS
-from . import actions, data
+from . import actions, data, security
 from .actions import STEP_WORDING
 from .context import Viewer, base_context, checked_fields, token_redirect, viewer_of
 from .templating import render_html, respond
@@ -121,7 +121,7 @@ def thread_context(
     draft.update({k: str(v) for k, v in (extra.pop("draft", None) or {}).items() if k in draft})
     context.update(
         title=task.title,
-        live_src=f"/tasks/{task.id}/live{query}",
+        live_src=f"{security.base(request)}/tasks/{task.id}/live{query}",
         activity_query=query,
         draft=draft,
         error=None,
@@ -216,7 +216,9 @@ async def _act(request: Request, action: Any, form: str) -> Response:
             _rerender, request, task_id, activity=activity, notice=result["notice"]
         )
     query = "?activity=1" if activity else ""
-    return RedirectResponse(f"/tasks/{task_id}{query}#m{int(result['id'])}", status_code=303)
+    return RedirectResponse(
+        f"{security.base(request)}/tasks/{task_id}{query}#m{int(result['id'])}", status_code=303
+    )
 
 
 def _rerender(

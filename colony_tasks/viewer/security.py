@@ -1,11 +1,14 @@
 """The viewer's guards: the per-run token, strict response headers, and a Host check.
 
 - Every request, reads included (pages, partials, the JSON API, static files), proves it has
-  the token printed in the URL ``viewer`` opens: the cookie, the ``X-Colony-Token`` header or
-  ``?token=``. A page load with a valid ``?token=`` stores it in an HttpOnly, SameSite=Strict
-  cookie and redirects to the same page without it, so the printed URL works in one click.
-  Anything else is refused (403) before anything is read from the store: the database is
-  0600, and the viewer must not serve every prompt and command to any local user.
+  the token printed in the URL ``viewer`` opens: its path starts with ``/<token>/`` (the
+  viewer's every link and form keep that prefix), or it carries the ``X-Colony-Token`` header
+  or ``?token=``. A page load with a valid ``?token=`` redirects to the same page under the
+  prefix. No cookie: a browser sends a 127.0.0.1 cookie to every port of 127.0.0.1, so any
+  local server the browser visited would receive what grants access; a path goes only to the
+  server it names (and no Referer leaves: ``no-referrer``). Anything else is refused (403)
+  before anything is read from the store: the database is 0600, and the viewer must not serve
+  every prompt and command to any local user.
 - Every state-changing request also carries the token itself (the ``token`` form field or
   the header; pages render it into their forms' hidden field): a cookie alone does not
   authorise a write.
@@ -48,9 +51,20 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def cookie_name(request: Request) -> str:
-    """One cookie per port: cookies ignore ports, and two viewers may run side by side."""
-    return f"colony-viewer-{request.url.port or 'default'}"
+def prefix(token: str) -> str:
+    """The path every page of this run lives under."""
+    return f"/{token}"
+
+
+def base(request: Request) -> str:
+    """The prefix this request came in under ('' for a request admitted by its header)."""
+    return str(request.scope.get("root_path", ""))
+
+
+def route_path(request: Request) -> str:
+    """The request's path without the run's prefix (``/claims``)."""
+    path, root = request.url.path, base(request)
+    return (path[len(root) :] or "/") if root and path.startswith(root) else path
 
 
 def valid(token: str, given: str | None) -> bool:
@@ -58,9 +72,11 @@ def valid(token: str, given: str | None) -> bool:
 
 
 def page_token(request: Request, token: str) -> str | None:
-    """The token for this page's forms, when the browser proved it has it (cookie)."""
-    given = request.cookies.get(cookie_name(request))
-    return token if valid(token, given) else None
+    """The token for this page's forms, when the request proved it has it (the prefix, or
+    the header)."""
+    if base(request).endswith(prefix(token)) or valid(token, request.headers.get(TOKEN_HEADER)):
+        return token
+    return None
 
 
 def host_of(header: str) -> str:
@@ -107,15 +123,20 @@ class Guard:
         """True when the request may go on; otherwise the refusal (or the cookie-setting
         redirect for ``?token=`` on a page) has been sent."""
         assert self.token is not None
+        path, run = scope["path"], prefix(self.token)
+        if path.startswith(run + "/") and secrets.compare_digest(path[: len(run)], run):
+            scope["root_path"] = scope.get("root_path", "") + run  # routes see the rest
+            return True
         request = Request(scope)
-        if valid(self.token, request.headers.get(TOKEN_HEADER)) or valid(
-            self.token, request.cookies.get(cookie_name(request))
-        ):
+        if path == run:
+            await _redirect(send, run + "/")
+            return False
+        if valid(self.token, request.headers.get(TOKEN_HEADER)):
             return True
         if valid(self.token, request.query_params.get(TOKEN_FIELD)):
-            if request.method != "GET" or request.url.path.startswith(("/api/", "/static/")):
+            if request.method != "GET" or path.startswith(("/api/", "/static/")):
                 return True
-            await _redirect_with_cookie(request, self.token, send)
+            await _redirect_to_prefix(request, self.token, send)
             return False
         if request.url.path.startswith("/api/"):
             await _plain(send, 403, json.dumps({"error": REJECTED}), "application/json")
@@ -124,19 +145,23 @@ class Guard:
         return False
 
 
-async def _redirect_with_cookie(request: Request, token: str, send: Send) -> None:
-    """``?token=`` on a page: keep it in a cookie, then drop it from the address bar."""
+async def _redirect_to_prefix(request: Request, token: str, send: Send) -> None:
+    """``?token=`` on a page: the same page under the run's prefix, without the query token."""
     rest = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_FIELD]
-    # One leading slash only: "//host" would be a redirect to another site.
-    target = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
-    cookie = f"{cookie_name(request)}={token}; HttpOnly; Path=/; SameSite=strict"
+    # The prefix starts the path: "//host" (a redirect to another site) cannot come out.
+    target = (
+        prefix(token) + "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
+    )
+    await _redirect(send, target)
+
+
+async def _redirect(send: Send, target: str) -> None:
     await send(
         {
             "type": "http.response.start",
             "status": 303,
             "headers": [
                 (b"location", target.encode("latin-1", "replace")),
-                (b"set-cookie", cookie.encode("latin-1")),
                 (b"content-length", b"0"),
                 *HEADERS,
             ],

@@ -41,12 +41,13 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def url_for(sock: socket.socket, token: str | None = None) -> str:
-    """The address to open; a wildcard bind (0.0.0.0, ::) is opened via loopback."""
+    """The address to open; a wildcard bind (0.0.0.0, ::) is opened via loopback. With a
+    token, every page lives under ``/<token>/`` (see :mod:`.security`)."""
     host, port = sock.getsockname()[:2]
     if host in ("0.0.0.0", "::"):
         host = "127.0.0.1" if host == "0.0.0.0" else "::1"
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
+    return f"http://{shown}:{port}/" + (f"{token}/" if token else "")
 
 
 def allowed_hosts(host: str) -> list[str] | None:

@@ -207,7 +207,7 @@ async def test_mcp_binds_to_the_session_its_environment_names(
 
 def test_cli_acts_only_as_the_human_named(home: Path, repo: Path, crew, monkeypatch):
     monkeypatch.chdir(repo)
-    monkeypatch.setattr(procs, "ancestors", lambda limit=6: [])  # outside any agent's tree
+    monkeypatch.setattr(procs, "ancestry", lambda limit=64: [])  # outside any agent's tree
     out = CliRunner().invoke(
         cli, ["post", "1", "hello", "--as", crew["me"].handle, "--json"], catch_exceptions=False
     )

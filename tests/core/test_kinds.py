@@ -86,8 +86,7 @@ def test_the_viewer_lists_a_closed_chain_as_done(closed_chain: int, repo: Path):
     store = open_default()
     try:
         app = create_app(store, TOKEN, human_name="alice", cwd=str(repo))
-        with TestClient(app) as client:
-            client.get(f"/?token={TOKEN}")
+        with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as client:
             done = client.get("/api/tasks?status=done").json()
             opened = client.get("/api/tasks").json()
             bad = client.get("/api/tasks?status=completed")

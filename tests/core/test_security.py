@@ -544,19 +544,19 @@ def html_pages(viewer, tasks: list[int]) -> dict[str, str]:
     paths += ["/partials/sessions", "/tasks/999999"]
     for task_id in tasks:
         paths += [f"/tasks/{task_id}", f"/tasks/{task_id}?activity=1"]
-    viewer.get(f"/?token={VIEWER_TOKEN}")  # every read needs the token: the cookie carries it
+    under = f"/{VIEWER_TOKEN}"  # every read needs the token: the pages live under it
     pages = {}
     for path in paths:
-        response = viewer.get(path)
+        response = viewer.get(under + path)
         assert response.headers["content-type"].startswith("text/html"), path
         pages[path] = response.text
     for task_id in tasks:
-        live = viewer.get(f"/tasks/{task_id}/live?after=0&activity=1").json()
+        live = viewer.get(f"{under}/tasks/{task_id}/live?after=0&activity=1").json()
         for key, value in live.items():
             if key.endswith("_html"):
                 pages[f"/tasks/{task_id}/live {key}"] = value
     for n, payload in enumerate(XSS_CORPUS):
-        pages[f"/search #{n}"] = viewer.get("/search", params={"q": payload}).text
+        pages[f"/search #{n}"] = viewer.get(f"{under}/search", params={"q": payload}).text
     return pages
 
 
@@ -573,7 +573,7 @@ class ActiveContent(HTMLParser):
         values = {name: (value or "") for name, value in attrs}
         if tag in self.FORBIDDEN:
             self.found.append(f"<{tag}>")
-        if tag == "script" and not values.get("src", "").startswith("/static/"):
+        if tag == "script" and not values.get("src", "").startswith(f"/{VIEWER_TOKEN}/static/"):
             self.found.append(f"<script {values}>")
         if tag == "meta" and "http-equiv" in values:
             self.found.append(f"<meta {values}>")
@@ -607,14 +607,14 @@ def test_viewer_escapes_the_xss_corpus_in_every_page(viewer, viewer_world):
 
 def test_viewer_escapes_the_corpus_in_its_error_pages(viewer, viewer_world):
     task_id = viewer_world["tasks"][0]
-    viewer.get(f"/?token={VIEWER_TOKEN}")
+    under = f"/{VIEWER_TOKEN}"
     pages = {}
     for n, payload in enumerate(XSS_CORPUS):
         fields = {"token": VIEWER_TOKEN, "text": payload, "to": payload}
-        pages[f"post #{n}"] = viewer.post(f"/tasks/{task_id}/post", data=fields).text
+        pages[f"post #{n}"] = viewer.post(f"{under}/tasks/{task_id}/post", data=fields).text
         fields = {"token": VIEWER_TOKEN, "to": payload, "prompt": payload}
         pages[f"pass #{n}"] = viewer.post(
-            f"/tasks/{viewer_world['tasks'][2]}/pass", data=fields
+            f"{under}/tasks/{viewer_world['tasks'][2]}/pass", data=fields
         ).text
     assert_escaped(pages)
 
@@ -673,17 +673,21 @@ def test_viewer_refuses_every_post_without_the_exact_token(viewer, viewer_world,
     assert snapshot(store) == before
 
 
-def test_the_viewer_cookie_alone_never_authorizes_a_post(viewer, viewer_world):
-    """A cross-site form would carry the cookie, never the token: the cookie is not enough."""
+def test_the_viewer_sets_no_cookie_and_its_path_alone_never_authorizes_a_post(viewer, viewer_world):
+    """A browser sends a 127.0.0.1 cookie to every local port: the viewer sets none. Its pages
+    live under the token, and a post needs the token itself (form field or header) too."""
     from tests.support.helpers import snapshot
 
     store = viewer_world["store"]
-    assert viewer.get(f"/?token={VIEWER_TOKEN}", follow_redirects=False).status_code == 303
-    assert viewer.cookies  # the browser now holds the token in a cookie
+    opened = viewer.get(f"/?token={VIEWER_TOKEN}", follow_redirects=False)
+    assert opened.status_code == 303 and opened.headers["location"] == f"/{VIEWER_TOKEN}/"
+    assert "set-cookie" not in opened.headers and not viewer.cookies
+    assert viewer.get("/").status_code == 403  # nothing was left behind that grants a read
     before = snapshot(store)
     task_id = viewer_world["tasks"][0]
-    assert viewer.post(f"/tasks/{task_id}/post", data={"text": "csrf"}).status_code == 403
-    response = viewer.post(f"/api/tasks/{task_id}/messages", json={"text": "csrf"})
+    under = f"/{VIEWER_TOKEN}"
+    assert viewer.post(f"{under}/tasks/{task_id}/post", data={"text": "csrf"}).status_code == 403
+    response = viewer.post(f"{under}/api/tasks/{task_id}/messages", json={"text": "csrf"})
     assert response.status_code == 403
     assert snapshot(store) == before
 

@@ -50,7 +50,7 @@ def human_cli(args: list[str]) -> Any:
     """The CLI as the human at a terminal: outside the agent's process tree (this test process
     is the in-memory MCP server's "agent", and a CLI inside an agent's tree acts as the agent)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(procs, "ancestors", lambda limit=6: [])
+        patch.setattr(procs, "ancestry", lambda limit=64: [])
         return CliRunner().invoke(cli, args)
 
 
@@ -101,8 +101,7 @@ async def test_an_answer_goes_through_actions_post_from_every_front_end(spy, wor
     store = open_default()
     try:
         app = create_app(store, TOKEN, human_name="bob", cwd=str(world["repo"]))
-        with TestClient(app) as client:
-            client.get(f"/?token={TOKEN}")
+        with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as client:
             form = {"token": TOKEN, "text": "yes", "kind": "answer", "reply_to": str(q_viewer)}
             posted = client.post(f"/tasks/{world['task_id']}/post", data=form)
             assert posted.status_code == 200
@@ -125,8 +124,7 @@ async def test_a_chain_turn_goes_through_actions_chain_pass_from_every_front_end
     store = open_default()
     try:
         app = create_app(store, TOKEN, human_name="alice", cwd=str(world["repo"]))
-        with TestClient(app) as client:
-            client.get(f"/?token={TOKEN}")
+        with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as client:
             form = {"token": TOKEN, "to": world["agent"], "prompt": "again"}
             assert client.post(f"/tasks/{chain}/pass", data=form).status_code == 200
     finally:

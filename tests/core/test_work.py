@@ -384,10 +384,10 @@ def test_the_viewer_shows_the_board_and_a_human_adds_reassigns_and_drops(store: 
     ids = actions.plan_work(store, lane["a"], DIAMOND).ids
     actions.take_work(store, lane["b"], ids[0])
     app = create_app(store, TOKEN, human_name="alice", cwd=str(lane["repo"]))
-    with TestClient(app) as client:
+    with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as client:
         page = client.get(f"/tasks/{lane['task_id']}?token={TOKEN}")
         assert 'id="plan"' in page.text and "#5</span> docs" in page.text
-        assert 'action="/tasks/' in page.text and "Add item" in page.text
+        assert f'action="/{TOKEN}/tasks/' in page.text and "Add item" in page.text
         board = client.get(f"/api/tasks/{lane['task_id']}/plan").json()
         assert [i["id"] for i in board["columns"]["taken"]] == [ids[0]]
         before = snapshot(store)

@@ -372,8 +372,8 @@ def test_the_viewer_shows_who_runs_each_session(
     store = open_store(str(tmp_path / "colony.db"))
     joined = sessions.register(store, "b", agent="codex", cwd=str(repo))
     token = "t" * 32
-    with TestClient(create_app(store, token, human_name="alice", cwd=str(repo))) as client:
-        client.get(f"/?token={token}", follow_redirects=False)  # reads carry the token now
+    app = create_app(store, token, human_name="alice", cwd=str(repo))
+    with TestClient(app, base_url=f"http://testserver/{token}/") as client:  # the printed URL
         page = client.get("/sessions").text
         api = client.get("/api/sessions").json()["sessions"]
     assert joined.session.handle in page and "bob@ci-runner-3" in page
@@ -460,8 +460,7 @@ def test_claims_name_their_holder_s_developer_and_machine_everywhere_they_are_li
     try:
         token = "t" * 32
         app = create_app(store, token, human_name="carol", cwd=str(laptop.clone))
-        with TestClient(app) as client:
-            client.get(f"/?token={token}", follow_redirects=False)
+        with TestClient(app, base_url=f"http://testserver/{token}/") as client:
             page = client.get("/claims").text
             api = client.get("/api/claims").json()
     finally:

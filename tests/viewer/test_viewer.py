@@ -58,18 +58,18 @@ def anon(store, repo: Path):
 
 @pytest.fixture
 def client(store, repo: Path):
-    """A browser that opened the printed URL once: its reads carry the token's cookie."""
+    """A browser that opened the printed URL: every page it follows stays under the run's
+    prefix, ``/<token>/`` (its paths here are relative to it)."""
     app = create_app(store, TOKEN, human_name="alice", cwd=str(repo))
-    with TestClient(app) as test_client:
-        test_client.get(f"/?token={TOKEN}", follow_redirects=False)
+    with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as test_client:
         yield test_client
 
 
 @pytest.fixture
 def authed(client):
-    """A client that opened the URL with ``?token=``: the token now lives in a cookie."""
-    response = client.get(f"/?token={TOKEN}", follow_redirects=False)
-    assert response.status_code == 303 and "token=" not in response.headers["location"]
+    """The same browser, having followed the printed URL (no cookie is set)."""
+    response = client.get("/", follow_redirects=False)
+    assert response.status_code == 200 and "set-cookie" not in response.headers
     return client
 
 
@@ -233,7 +233,7 @@ def test_live_endpoint_renders_new_items_and_the_sidebar(client, world, store):
 # -- posting ----------------------------------------------------------------------------------
 
 
-def test_first_load_with_token_sets_a_cookie_that_fills_the_forms(authed, world):
+def test_a_page_under_the_prefix_fills_the_forms_with_the_token(authed, world):
     page = authed.get(f"/tasks/{world['task_id']}")
     assert f'name="token" value="{TOKEN}"' in page.text
     assert "posting as" in page.text
@@ -263,12 +263,21 @@ def test_every_route_refuses_a_read_without_the_token(anon, world, store):
     assert snapshot(store) == before
 
 
-def test_the_printed_url_works_in_one_click_and_reads_then_carry_the_cookie(anon, world):
+def test_a_query_token_leads_under_the_prefix_and_no_cookie_grants_anything(anon, world):
     opened = anon.get(f"/tasks/{world['task_id']}?token={TOKEN}&activity=1")
     assert opened.status_code == 200 and "token=" not in str(opened.url)
-    assert "activity=1" in str(opened.url)
+    assert str(opened.url).startswith(f"http://testserver/{TOKEN}/tasks/")
+    assert "activity=1" in str(opened.url) and "set-cookie" not in opened.headers
+    # every link and form of the page stays under the prefix
+    links = re.findall(r'(?:href|action|src|data-live-src)="([^"#]+)', opened.text)
+    assert links and all(link.startswith(f"/{TOKEN}/") for link in links), links
     for path in ("/", "/api/tasks", "/claims", f"/static/{next(STATIC.iterdir()).name}"):
-        assert anon.get(path).status_code == 200, path
+        assert anon.get(path).status_code == 403, path  # no cookie was left behind
+        assert anon.get(f"/{TOKEN}{path}").status_code == 200, path
+    assert anon.get(f"/{TOKEN}", follow_redirects=False).headers["location"] == f"/{TOKEN}/"
+    # a prefix that is not the token, or only starts like it, is refused
+    for wrong in (f"/{TOKEN[:-1]}/", f"/{TOKEN}x/", f"/x{TOKEN}/", f"/static/{TOKEN}/"):
+        assert anon.get(wrong, follow_redirects=False).status_code == 403, wrong
 
 
 def test_the_api_accepts_the_token_header_or_query(anon, world):
@@ -291,8 +300,7 @@ def test_human_post_through_the_form_appears_in_the_thread(authed, world, store)
 
 def test_a_refused_act_leaves_no_viewer_human_behind(store, repo: Path, world):
     app = create_app(store, TOKEN, human_name="zed", cwd=str(repo))
-    with TestClient(app) as zed:
-        zed.get(f"/?token={TOKEN}", follow_redirects=False)
+    with TestClient(app, base_url=f"http://testserver/{TOKEN}/") as zed:
         refused = zed.post(
             f"/tasks/{world['task_id']}/post",
             data={"token": TOKEN, "text": "Yes", "kind": "answer", "reply_to": "99999"},

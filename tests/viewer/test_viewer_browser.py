@@ -152,6 +152,41 @@ def open_page(page, served, path: str) -> None:
     expect(page.locator(".topbar")).to_be_visible()
 
 
+def test_another_local_server_the_browser_visits_receives_nothing_that_grants_access(page, served):
+    """Cookies ignore ports: a cookie of 127.0.0.1 goes to every local server. The viewer sets
+    none; its pages live under the run's secret prefix, which goes only to the viewer."""
+    import http.server
+    import threading
+
+    received: list[dict[str, str]] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            received.append({"path": self.path, **{k.lower(): v for k, v in self.headers.items()}})
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<p>other</p>")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    other = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        open_page(page, served, f"/tasks/{served['task_id']}")
+        assert f"/{TOKEN}/tasks/" in page.url and "token=" not in page.url
+        assert page.context.cookies() == []
+        page.click("a.brand")  # a link of the page keeps the prefix
+        assert page.url.endswith(f"/{TOKEN}/")
+        page.goto(f"http://127.0.0.1:{other.server_address[1]}/")
+        assert received and "cookie" not in received[0]
+        assert TOKEN not in repr(received)
+    finally:
+        other.shutdown()
+        other.server_close()
+
+
 def test_thread_page_shows_a_message_posted_after_it_loaded(page, served):
     open_page(page, served, f"/tasks/{served['task_id']}")
     assert "token=" not in page.url
