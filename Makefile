@@ -6,7 +6,7 @@ EXTRAS ?= test
 comma := ,
 STAMP = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: install test test-slow test-browser test-agents agents-latest test-all browser postgres test-postgres lint format demo bench bench-team clean
+.PHONY: install test test-slow test-browser test-agents agents-latest test-all browser postgres tmux test-postgres lint format demo bench bench-team clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ browser:
 	@test -x /usr/bin/chromium || (apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
 
+# tmux for the agents suite's interactive Claude Code sessions (Notification fires only there).
+tmux:
+	@command -v tmux > /dev/null || (apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux > /dev/null)
+
 # Debian's PostgreSQL server binaries for team mode's tests (the fixtures run initdb + pg_ctl as
 # an unprivileged user in a temp folder on a free loopback port; no service is started here).
 postgres:
@@ -57,16 +62,16 @@ test-browser: install browser
 
 # The real Claude Code and Codex CLIs (pinned in tests/agents/versions.json, installed from npm
 # into ~/.cache/colony-tasks-agents on first use) run scripted sessions against colony-tasks.
-test-agents: install
+test-agents: install tmux
 	$(BIN)/python -m pytest -m agents tests/agents
 
 # Not in CI: the same suite against the newest published CLIs, to find drift before users do.
-agents-latest: install
+agents-latest: install tmux
 	COLONY_TASKS_AGENT_VERSIONS=latest $(BIN)/python -m pytest -m agents tests/agents
 
 # CI after `make test`: the whole suite again with the optional sentence-transformers backend
 # installed (its tests skip without it), plus the slow, stress, browser and agents suites.
-test-all: browser postgres
+test-all: browser postgres tmux
 	$(MAKE) install EXTRAS=test,minilm
 	$(BIN)/python -m pytest
 
@@ -84,6 +89,7 @@ bench: install
 	cd bench && ../$(BIN)/python search.py --quick && ../$(BIN)/python search_eval.py
 	$(BIN)/python bench/mcp.py
 	$(BIN)/python bench/work.py --quick
+	$(BIN)/python bench/first_use.py --n 15
 
 bench-team: install postgres
 	$(BIN)/python bench/team.py

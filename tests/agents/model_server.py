@@ -40,6 +40,7 @@ class Step:
     ``gate``: the answer is held until the gate is set (bounded by ``WAIT_SECONDS``).
     ``reached`` is set when the agent's request for this step has arrived.
     ``status``: answer with this HTTP error instead (429: rate limited, 529: overloaded).
+    ``tokens``: the context size the answer reports (Codex compacts past its configured limit).
     """
 
     tool: str | None = None
@@ -51,6 +52,7 @@ class Step:
     reached: threading.Event = field(default_factory=threading.Event)
     request: dict[str, Any] | None = None
     status: int | None = None
+    tokens: int = 1
 
     def wait_reached(self, what: str) -> dict[str, Any]:
         """The agent's request for this step, once it has arrived (bounded wait)."""
@@ -117,11 +119,20 @@ class Exchange:
     step: Step | None
 
 
-class ScriptedServer:
-    """A local HTTP server that answers main-loop requests with the steps of ``script``."""
+Route = tuple[Callable[[dict[str, Any]], bool], list[Step]]
 
-    def __init__(self, script: list[Step]):
+
+class ScriptedServer:
+    """A local HTTP server that answers main-loop requests with the steps of ``script``.
+
+    ``routes``: (predicate, steps) pairs for agents that run beside the main one (a spawned
+    subagent): a main-loop request the predicate accepts takes its answer from those steps
+    instead, so two agents' interleaved requests each follow their own script.
+    """
+
+    def __init__(self, script: list[Step], routes: tuple[Route, ...] = ()):
         self.script = list(script)
+        self.routes = [(accepts, list(steps)) for accepts, steps in routes]
         self.exchanges: list[Exchange] = []
         self._next = 0
         self._lock = threading.Condition()
@@ -172,7 +183,11 @@ class ScriptedServer:
     def _take(self, path: str, body: dict[str, Any]) -> Step | None:
         with self._lock:
             step = None
-            if self.is_main(path, body):
+            routed = [steps for accepts, steps in self.routes if accepts(body)]
+            if self.is_main(path, body) and routed:
+                step = routed[0].pop(0) if routed[0] else say("Done.")
+                step.request = body
+            elif self.is_main(path, body):
                 if self._next < len(self.script):
                     step = self.script[self._next]
                     self._next += 1
@@ -341,11 +356,11 @@ class ResponsesServer(ScriptedServer):
                 "content": [{"type": "output_text", "text": step.text, "annotations": []}],
             }
         usage = {
-            "input_tokens": 1,
+            "input_tokens": step.tokens,
             "input_tokens_details": {"cached_tokens": 0},
             "output_tokens": 1,
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": 2,
+            "total_tokens": step.tokens + 1,
         }
         created = {"id": response_id, "object": "response", "status": "in_progress", "output": []}
         return [

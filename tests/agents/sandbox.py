@@ -203,8 +203,12 @@ class Sandbox:
         ]
         return self._start("claude", command, env, server, log)
 
-    def codex(self, server: ResponsesServer, prompt: str) -> Run:
-        """``codex exec PROMPT`` against ``server`` (a custom Responses provider), hooks trusted."""
+    def codex(
+        self, server: ResponsesServer, prompt: str, *config: str, plugins: bool = False
+    ) -> Run:
+        """``codex exec PROMPT`` against ``server`` (a custom Responses provider), hooks trusted;
+        ``config``: more ``-c key=value`` settings; ``plugins``: installed plugins load (remote
+        plugin and connector sync stay off)."""
         url = f"http://127.0.0.1:{server.port}/v1"
         provider = f'{{name="scripted", base_url="{url}", wire_api="responses"}}'
         command = [
@@ -223,11 +227,12 @@ class Sandbox:
             "analytics.enabled=false",
             # No plugin or connector sync with github.com / chatgpt.com.
             "-c",
-            "features.plugins=false",
+            f"features.plugins={'true' if plugins else 'false'}",
             "-c",
             "features.apps=false",
             "-c",
             "features.remote_plugin=false",
+            *(arg for setting in config for arg in ("-c", setting)),
             "-m",
             CODEX_MODEL,
             prompt,

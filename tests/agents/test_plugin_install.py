@@ -1,0 +1,126 @@
+"""The repository as a plugin marketplace, installed with the real CLIs' own plugin commands.
+
+A clean copy of the checkout's tracked files stands for a local clone. The plugin's launcher
+builds its Python environment on first use with pip, pointed at a wheelhouse packed from this
+checkout's environment (:mod:`.wheelhouse`): nothing is downloaded.
+
+Codex 0.169 installs the plugin from a local marketplace and runs its hooks, but does not start
+its MCP server: it does not expand ``${CLAUDE_PLUGIN_ROOT}`` in the plugin's ``.mcp.json``
+(the server fails with "No such file or directory"), so only the hooks are checked for Codex.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .model_server import MessagesServer, ResponsesServer, context, say, texts
+from .sandbox import Sandbox
+from .wheelhouse import build
+
+pytestmark = [pytest.mark.agents]
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+BRIEF = re.compile(r"colony-tasks: you are (claude|codex)-[\w-]+ on task #1 ")
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """The checkout's tracked files as they are now (a local clone, without .venv)."""
+    target = tmp_path_factory.mktemp("clone") / "colony-tasks"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=CHECKOUT, capture_output=True, check=True
+    ).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = CHECKOUT / name
+        if not source.is_symlink() and not source.exists():
+            continue  # deleted in the working tree, not yet committed
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target / name, follow_symlinks=False)
+    return target
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("wheelhouse")
+    build(folder)
+    return folder
+
+
+def offline_pip(sandbox: Sandbox, wheels: Path) -> None:
+    """The plugin's build gets its wheels from ``wheels`` only (no index, no user config), and
+    nothing but the plugin provides colony-tasks."""
+    sandbox.env.update(
+        {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    )
+    (sandbox.home / ".local" / "bin" / "colony-tasks").unlink()
+
+
+def built_environments(root: Path) -> list[Path]:
+    return sorted(root.rglob("venv/.built-from"))
+
+
+def test_claude_plugin_validate_passes_on_the_repository(sandbox):
+    result = sandbox.run(sandbox.toolchain.claude, "plugin", "validate", str(CHECKOUT))
+    assert "✔ Validation passed" in result.stdout, result.stdout
+    # Each of the plugin's parts is recognised: ten hook events, the MCP server, the launcher.
+    assert len(re.findall(r"❯ hooks: ", result.stdout)) == 10, result.stdout
+    assert "❯ mcpServers: colony-tasks stdio" in result.stdout
+
+
+def test_claude_marketplace_add_and_install_then_a_session_is_briefed(sandbox, clone, wheels):
+    claude = sandbox.toolchain.claude
+    added = sandbox.run(claude, "plugin", "marketplace", "add", str(clone))
+    assert "Successfully added marketplace: colony-tasks" in added.stdout, added.stdout
+    installed = sandbox.run(claude, "plugin", "install", "colony-tasks@colony-tasks")
+    assert "Successfully installed plugin: colony-tasks@colony-tasks" in installed.stdout
+    offline_pip(sandbox, wheels)
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+
+    model = MessagesServer([say("Done.")])
+    with model:
+        run = sandbox.claude(model, "Look around").finish()
+
+    first = model.main_requests()[0]
+    assert BRIEF.search(context(first)), run.debug[-3000:]
+    # The plugin's MCP server, started through the same launcher, offers its tools (deferred:
+    # named in the request, loaded by the model's tool search).
+    assert "mcp__plugin_colony-tasks_colony-tasks__task_post" in texts(first)
+    # The environment was built once, under the plugin's data folder, from the plugin's root:
+    # Claude Code runs a plugin of a local-folder marketplace in place, from that folder.
+    (stamp,) = built_environments(sandbox.home / ".claude" / "plugins")
+    assert stamp.read_text().strip() == str(clone)
+    assert "/plugins/data/colony-tasks-colony-tasks/venv/" in str(stamp)
+    assert sandbox.session("claude")["handle"].startswith("claude-")
+    assert not run.hook_problems(), run.hook_problems()
+
+
+def test_codex_marketplace_add_and_plugin_add_then_a_session_is_briefed(sandbox, clone, wheels):
+    codex = sandbox.toolchain.codex
+    (sandbox.home / ".codex").mkdir()
+    added = sandbox.run(codex, "plugin", "marketplace", "add", str(clone))
+    assert "Added marketplace `colony-tasks`" in added.stdout, added.stdout + added.stderr
+    listed = sandbox.run(codex, "plugin", "list")
+    assert re.search(r"colony-tasks@colony-tasks\s+not installed", listed.stdout), listed.stdout
+    installed = sandbox.run(codex, "plugin", "add", "colony-tasks@colony-tasks")
+    assert "Added plugin `colony-tasks`" in installed.stdout, installed.stdout + installed.stderr
+    offline_pip(sandbox, wheels)
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+
+    model = ResponsesServer([say("Done.")])
+    with model:
+        run = sandbox.codex(model, "Look around", plugins=True).finish()
+
+    first = model.main_requests()[0]
+    assert BRIEF.search(context(first)), run.output[-3000:]
+    (stamp,) = built_environments(sandbox.home / ".codex")
+    assert "/plugins/cache/colony-tasks/colony-tasks/" in stamp.read_text()
+    assert sandbox.session("codex")["handle"].startswith("codex-")
+    assert not run.hook_problems(), run.hook_problems()
