@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -31,6 +32,7 @@ pytestmark = pytest.mark.postgres
 README = Path(__file__).resolve().parent.parent / "README.md"
 ADMIN_PW = "admin-Pw-7f3a"
 ALICE_PW = "alice-Pw-91bc"
+BOB_PW = "bob-Pw-3e07"
 
 
 def readme_setup_sql() -> str:
@@ -39,9 +41,10 @@ def readme_setup_sql() -> str:
     block = re.search(r"Recommended server setup.*?```sql\n(.*?)```", text, re.S)
     assert block, "the README lost its server setup block"
     sql = block.group(1)
-    assert sql.count("PASSWORD '...'") == 2
-    sql = sql.replace("PASSWORD '...'", f"PASSWORD '{ADMIN_PW}'", 1)
-    return sql.replace("PASSWORD '...'", f"PASSWORD '{ALICE_PW}'", 1)
+    assert sql.count("PASSWORD '...'") == 3
+    for password in (ADMIN_PW, ALICE_PW, BOB_PW):
+        sql = sql.replace("PASSWORD '...'", f"PASSWORD '{password}'", 1)
+    return sql
 
 
 class TeamServer:
@@ -64,6 +67,10 @@ class TeamServer:
     @property
     def alice(self) -> str:
         return self.url("alice_laptop", ALICE_PW)
+
+    @property
+    def bob(self) -> str:
+        return self.url("bob_desktop", BOB_PW)
 
 
 @pytest.fixture(scope="module")
@@ -246,3 +253,247 @@ def test_a_developer_added_later_works_and_other_roles_of_the_server_stay_out(
         store.close()
     with pytest.raises(StoreUnavailable, match="permission denied for database"):
         connect(team_server.url("outsider", "out-Pw-0c4f"))
+
+
+# -- least privilege: what a member can and cannot do to what is not its own ---------------
+
+
+class Crew:
+    """Two members' stores and sessions on the README's server: alice (two sessions, a
+    prompt, a question to her own second session, a decision, a claim, a taken work item)
+    and bob, the hostile one."""
+
+    def __init__(self, team_server: TeamServer, repo: Path, tag: str) -> None:
+        from colony_tasks import actions, sessions
+
+        open_store(team_server.admin).close()  # migrated by the owner
+        self.server = team_server
+        self.alice = open_store(team_server.alice)
+        self.bob = open_store(team_server.bob)
+        self.a = sessions.register(self.alice, f"a-{tag}", agent="claude", cwd=str(repo)).session
+        self.a2 = sessions.register(self.alice, f"a2-{tag}", agent="codex", cwd=str(repo)).session
+        self.b = sessions.register(self.bob, f"b-{tag}", agent="claude", cwd=str(repo)).session
+        lane_task = actions.lane_task_of(self.alice, str(repo)).id
+        self.task = lane_task
+        self.prompt = self.alice.add_observation(
+            "prompt", f"alice's plan {tag}", session_id=self.a.id, task_id=lane_task
+        )
+        self.question = actions.ask(self.alice, self.a, "which port?", to=self.a2.handle).id
+        self.decision = actions.record_decision(self.alice, self.a, "TLS only").id
+        self.claim = actions.claim(self.alice, self.a, [f"src/{tag}.py"]).granted[0]["id"]
+        planned = actions.plan_work(self.alice, self.a, [{"title": "docs", "files": ["d.md"]}])
+        self.item = planned.ids[0]
+        actions.take_work(self.alice, self.a, self.item)
+
+    def ids(self) -> dict[str, Any]:
+        return {
+            "a": self.a.id,
+            "a2": self.a2.id,
+            "b": self.b.id,
+            "task": self.task,
+            "prompt": self.prompt,
+            "question": self.question,
+            "decision": self.decision,
+            "claim": self.claim,
+            "item": self.item,
+        }
+
+    def close(self) -> None:
+        self.alice.close()
+        self.bob.close()
+
+
+@pytest.fixture
+def crew(team_server: TeamServer, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import uuid
+
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "home"))
+    made = Crew(team_server, repo, uuid.uuid4().hex[:8])
+    yield made
+    made.close()
+
+
+REFUSED = "Refused by the team store|permission denied|must be owner|must be superuser"
+
+#: What a hostile member (bob) attempts on the README's server, and the outcome:
+#: "refused" (the server raises), "hidden" (no row comes back), "allowed" (what a member can
+#: still do: reading the shared record, holding the lock, the shared caches).
+ATTEMPTS = [
+    ("read others' prompts", "SELECT text FROM observations WHERE id = {prompt}", "allowed"),
+    ("read others' session keys", "SELECT * FROM session_keys WHERE session_id = '{a}'", "hidden"),
+    (
+        "read any session key but its own",
+        "SELECT k.* FROM session_keys k JOIN sessions s ON s.id = k.session_id"
+        " WHERE s.owner <> current_user",
+        "hidden",
+    ),  # fmt: skip
+    (
+        "post as another developer",
+        "INSERT INTO observations(session_id, task_id, kind, text, created_at)"
+        " VALUES ('{a}', {task}, 'note', 'I resign', 0)",
+        "refused",
+    ),
+    ("become the human", "UPDATE sessions SET agent = 'human' WHERE id = '{a}'", "refused"),
+    (
+        "make its own session human",
+        "UPDATE sessions SET agent = 'human' WHERE id = '{b}'",
+        "refused",
+    ),  # fmt: skip
+    (
+        "take over a session",
+        "UPDATE sessions SET owner = 'bob_desktop' WHERE id = '{a}'",
+        "refused",
+    ),  # fmt: skip
+    (
+        "pose as alice by name",
+        "UPDATE sessions SET developer = 'alice_laptop' WHERE id = '{b}'",
+        "refused",
+    ),  # fmt: skip
+    (
+        "register a session owned by alice",
+        "INSERT INTO sessions(id, handle, agent, started_at, last_seen_at, owner, developer)"
+        " VALUES ('forged-{a}', 'forged-{a}', 'claude', 0, 0, 'alice_laptop', 'alice_laptop')",
+        "owner-forced",
+    ),
+    ("end another's session", "UPDATE sessions SET ended_at = 1 WHERE id = '{a}'", "refused"),
+    ("delete another's session", "DELETE FROM sessions WHERE id = '{a}'", "refused"),
+    ("delete the migration record", "DELETE FROM schema_migrations", "refused"),
+    ("forge a migration record", "INSERT INTO schema_migrations VALUES (99, 'x', 0)", "refused"),
+    ("truncate the migration record", "TRUNCATE schema_migrations", "refused"),
+    (
+        "release another's claim",
+        "UPDATE claims SET released_at = 1 WHERE id = {claim}",
+        "refused",
+    ),  # fmt: skip
+    (
+        "steal another's claim",
+        "UPDATE claims SET session_id = '{b}' WHERE id = {claim}",
+        "refused",
+    ),  # fmt: skip
+    ("delete claims", "DELETE FROM claims WHERE id = {claim}", "refused"),
+    (
+        "claim in another's name",
+        "INSERT INTO claims(session_id, repo_id, pattern, created_at, renewed_at, expires_at)"
+        " VALUES ('{a}', 'r', 'x', 0, 0, 9e9)",
+        "refused",
+    ),  # fmt: skip
+    (
+        "rewrite a decision",
+        "UPDATE observations SET text = 'no TLS' WHERE id = {decision}",
+        "refused",
+    ),  # fmt: skip
+    ("delete the record", "DELETE FROM observations WHERE id = {decision}", "refused"),
+    (
+        "answer in another's name",
+        "UPDATE observations SET status = 'answered', resolved_by = '{a}' WHERE id = {question}",
+        "refused",
+    ),
+    (
+        "answer what is addressed to someone else",
+        "UPDATE observations SET status = 'answered', resolved_by = '{b}' WHERE id = {question}",
+        "refused",
+    ),
+    (
+        "steal a taken work item",
+        "UPDATE work_items SET owner = '{b}' WHERE id = {item}",
+        "refused",
+    ),  # fmt: skip
+    (
+        "rewrite a work item",
+        "UPDATE work_items SET title = 'nothing' WHERE id = {item}",
+        "refused",
+    ),  # fmt: skip
+    (
+        "finish another's item",
+        "UPDATE work_items SET state = 'done' WHERE id = {item}",
+        "refused",
+    ),  # fmt: skip
+    ("delete a work item", "DELETE FROM work_items WHERE id = {item}", "refused"),
+    ("close another's task", "UPDATE tasks SET status = 'done' WHERE id = {task}", "refused"),
+    (
+        "reset another's delivery cursor",
+        "UPDATE participants SET cursor = 0 WHERE session_id = '{a}'",
+        "refused",
+    ),  # fmt: skip
+    (
+        "mark another's messages delivered",
+        "UPDATE recipients SET state = 'delivered' WHERE session_id = '{a2}'",
+        "refused",
+    ),  # fmt: skip
+    ("rename a lane", "UPDATE lanes SET repo_name = 'evil'", "refused"),
+    ("switch the guards off", "SET session_replication_role = replica", "refused"),
+    ("drop a guard", "ALTER TABLE observations DISABLE TRIGGER colony_guard", "refused"),
+    ("hold the write lock", "SELECT pg_advisory_lock(x'636F6C6F6E79'::bigint)", "allowed"),
+    ("empty the search vectors", "DELETE FROM vectors", "allowed"),
+    ("empty the hook-dedupe fingerprints", "DELETE FROM hook_events", "allowed"),
+]
+
+
+@pytest.mark.parametrize(("attempt", "sql", "outcome"), ATTEMPTS, ids=[a[0] for a in ATTEMPTS])
+def test_a_hostile_member_changes_nothing_that_is_not_its_own(
+    crew: Crew, attempt: str, sql: str, outcome: str
+):
+    before = _alice_state(crew)
+    conn = connect(crew.server.bob)
+    try:
+        cursor = conn.cursor()
+        if outcome == "refused":
+            with pytest.raises(Exception, match=REFUSED):
+                cursor.execute(sql.format(**crew.ids()))
+        else:
+            cursor.execute(sql.format(**crew.ids()))
+            rows = list(cursor.fetchall()) if cursor.description else []
+            if outcome == "hidden":
+                assert rows == []
+            elif outcome == "owner-forced":
+                cursor.execute("SELECT owner, developer FROM sessions WHERE id = 'forged-{a}'"
+                               .format(**crew.ids()))  # fmt: skip
+                assert [list(r) for r in cursor.fetchall()] == [["bob_desktop", "bob_desktop"]]
+    finally:
+        conn.close()  # also lets go of the lock "hold the write lock" took
+    assert _alice_state(crew) == before
+
+
+def _alice_state(crew: Crew) -> list[Any]:
+    """Everything of alice's the attempts aim at, read as the admin."""
+    store = open_store(crew.server.admin)
+    try:
+        ids = crew.ids()
+        return [
+            [tuple(r) for r in store._all(sql, params)]
+            for sql, params in (
+                (
+                    "SELECT id, agent, owner, developer, ended_at FROM sessions WHERE owner ="
+                    " 'alice_laptop' ORDER BY id",
+                    (),
+                ),  # fmt: skip
+                ("SELECT key_hash FROM session_keys WHERE session_id = ?", (ids["a"],)),
+                ("SELECT version FROM schema_migrations ORDER BY version", ()),
+                ("SELECT session_id, released_at FROM claims WHERE id = ?", (ids["claim"],)),
+                (
+                    "SELECT id, text, status, resolved_by FROM observations WHERE session_id = ?"
+                    " ORDER BY id",
+                    (ids["a"],),
+                ),  # fmt: skip
+                ("SELECT title, state, owner FROM work_items WHERE id = ?", (ids["item"],)),
+                ("SELECT status FROM tasks WHERE id = ?", (ids["task"],)),
+                ("SELECT cursor FROM participants WHERE session_id = ?", (ids["a"],)),
+                ("SELECT state FROM recipients WHERE session_id = ?", (ids["a2"],)),
+                ("SELECT repo_name FROM lanes ORDER BY id", ()),
+            )
+        ]
+    finally:
+        store.close()
+
+
+def test_the_attempt_table_lists_every_thing_a_hostile_member_can_still_do():
+    outcomes = [outcome for _, _, outcome in ATTEMPTS]
+    # Reading the shared (redacted) record, holding the write lock (a delay: calls wait and
+    # name the holder) and emptying two caches the core rebuilds: nothing of another's changes.
+    assert [a for a, _, o in ATTEMPTS if o == "allowed"] == [
+        "read others' prompts",
+        "hold the write lock",
+        "empty the search vectors",
+        "empty the hook-dedupe fingerprints",
+    ]
+    assert set(outcomes) == {"refused", "hidden", "owner-forced", "allowed"}
