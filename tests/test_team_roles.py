@@ -423,6 +423,14 @@ ATTEMPTS = [
     ("rename a lane", "UPDATE lanes SET repo_name = 'evil'", "refused"),
     ("switch the guards off", "SET session_replication_role = replica", "refused"),
     ("drop a guard", "ALTER TABLE observations DISABLE TRIGGER colony_guard", "refused"),
+    (
+        "shadow sessions with a temporary table",
+        "CREATE TEMP TABLE sessions (id TEXT, owner TEXT, handle TEXT, agent TEXT);"
+        " INSERT INTO sessions VALUES ('{a}', current_user, 'x', 'claude');"
+        " INSERT INTO observations(session_id, task_id, kind, text, created_at)"
+        " VALUES ('{a}', {task}, 'note', 'I resign', 0)",
+        "refused",
+    ),
     ("hold the write lock", "SELECT pg_advisory_lock(x'636F6C6F6E79'::bigint)", "allowed"),
     ("empty the search vectors", "DELETE FROM vectors", "allowed"),
     ("empty the hook-dedupe fingerprints", "DELETE FROM hook_events", "allowed"),
@@ -439,7 +447,10 @@ def test_a_hostile_member_changes_nothing_that_is_not_its_own(
         cursor = conn.cursor()
         if outcome == "refused":
             with pytest.raises(Exception, match=REFUSED):
-                cursor.execute(sql.format(**crew.ids()))
+                if ";" in sql:  # a script: the simple query protocol
+                    conn.execute_simple(sql.format(**crew.ids()))
+                else:
+                    cursor.execute(sql.format(**crew.ids()))
         else:
             cursor.execute(sql.format(**crew.ids()))
             rows = list(cursor.fetchall()) if cursor.description else []
@@ -497,3 +508,188 @@ def test_the_attempt_table_lists_every_thing_a_hostile_member_can_still_do():
         "empty the hook-dedupe fingerprints",
     ]
     assert set(outcomes) == {"refused", "hidden", "owner-forced", "allowed"}
+
+
+def test_the_core_s_cross_developer_steps_pass_the_server_s_rules_and_nothing_else(crew: Crew):
+    from colony_tasks import actions
+    from colony_tasks.errors import NotAllowed
+
+    alice, bob, a, b = crew.alice, crew.bob, crew.a, crew.b
+    # A question addressed to bob: bob answers it.
+    asked = actions.ask(alice, a, "which port?", to=b.handle).id
+    assert actions.answer(bob, b, asked, "5432").ok
+    # A handoff to bob of a file alice holds: accepting it moves alice's claim to bob.
+    actions.claim(alice, a, ["handed.py"])
+    handed = actions.hand_off(alice, a, "take handed.py", to=b.handle, files=["handed.py"]).id
+    assert [c["pattern"] for c in actions.accept_handoff(bob, b, handed).claims] == ["handed.py"]
+    assert "handed.py" not in [c["pattern"] for c in alice.list_claims(session_id=a.id)]
+    # A ready item alice planned: bob takes it and finishes it; alice, its planner, takes
+    # back another one bob took (bob's claims on its files are released by alice).
+    first, second = actions.plan_work(
+        alice, a, [{"title": "one", "files": ["one.py"]}, {"title": "two", "files": ["two.py"]}]
+    ).ids
+    assert actions.take_work(bob, b, first).item.owner == b.id
+    assert actions.finish_work(bob, b, first, "shipped").item.state == "done"
+    actions.take_work(bob, b, second)
+    assert actions.reassign_work(alice, a, second, a.handle).owner == a.id
+    assert "two.py" not in [c["pattern"] for c in bob.list_claims(session_id=b.id)]
+    # A chain alice coordinates: bob speaks on his turn, which goes back to alice.
+    chain = actions.chain_create(alice, a, "review").chain_id
+    actions.chain_add(alice, a, chain, b.handle, "your turn")
+    actions.chain_say(bob, b, chain, "looks good")
+    assert actions.chain_show(alice, chain)[0].turn_holder == a.handle
+    # A blocker alice reported: bob resolves it. Alice's lapsed claim: bob's sweep ends it.
+    blocker = actions.report_blocker(alice, a, "CI is red").id
+    actions.resolve_blocker(bob, b, blocker, "fixed the runner")
+    actions.claim(alice, a, ["lapsed.py"])
+    alice.cap_claims(a.id, alice.now() - 1)
+    assert bob.release_expired_claims() >= 1
+    assert alice.list_claims(session_id=a.id) == []
+    # What the core would refuse anyway, the server refuses too when the core is bypassed:
+    # bob's store acting as alice's session.
+    with pytest.raises(NotAllowed, match="Refused by the team store"):
+        actions.post(bob, a, "speaking for alice")
+    with pytest.raises(NotAllowed, match="Refused by the team store"):
+        actions.claim(bob, a, ["hers.py"])
+
+
+def test_a_member_cannot_use_another_member_s_session_key(crew: Crew):
+    from colony_tasks import identity
+    from colony_tasks.errors import NotAllowed
+
+    credential = identity.credential(crew.alice, crew.a)  # what alice's briefing shows
+    assert credential and credential.split(":")[1] not in str(
+        crew.alice._all("SELECT key_hash FROM session_keys")
+    )
+    # Bob has no key to read, and his store cannot confirm alice's key (the hash is hers).
+    assert crew.bob.session_key_hash(crew.a.id) is None
+    with pytest.raises(NotAllowed, match="Cannot confirm"):
+        identity.agent_caller(crew.bob, credential, pids=[])
+    assert identity.agent_caller(crew.alice, credential, pids=[]).id == crew.a.id
+
+
+def test_migrate_repairs_a_damaged_migration_record(team_server: TeamServer, tmp_path: Path):
+    from colony_tasks.store.pg_schema import LATEST
+
+    laptop = make_machines(tmp_path, team_server.admin, names=("laptop",))[0]
+    open_store(team_server.admin).close()
+    admin = connect(team_server.admin)
+    try:
+        admin.cursor().execute("DELETE FROM schema_migrations")
+    finally:
+        admin.close()
+    run = cli(laptop, "migrate")
+    assert run.returncode == 0, run.stderr
+    store = open_store(team_server.admin, migrate=False)
+    try:
+        assert store.pending_migrations() == [] and store.schema_version() == LATEST
+    finally:
+        store.close()
+    # A member never gets that far: the record is the admin's.
+    member = connect(team_server.alice)
+    try:
+        with pytest.raises(Exception, match="permission denied"):
+            member.cursor().execute("DELETE FROM schema_migrations")
+    finally:
+        member.close()
+
+
+LOCK_SQL = "SELECT pg_advisory_lock(x'636F6C6F6E79'::bigint)"
+
+
+def test_a_held_write_lock_makes_a_transaction_wait_then_name_its_holder(crew: Crew):
+    from colony_tasks import actions
+    from colony_tasks.errors import StoreBusy
+
+    holder = connect(crew.server.bob)
+    try:
+        holder.cursor().execute(LOCK_SQL)
+        waits: list[str] = []
+        crew.alice.on_lock_wait = waits.append  # type: ignore[method-assign]
+        crew.alice.lock_patience = 2.5
+        with pytest.raises(StoreBusy, match="role bob_desktop holds its write lock") as busy:
+            actions.post(crew.alice, crew.a, "while bob holds the lock")
+        assert "try again" in str(busy.value) and ALICE_PW not in str(busy.value)
+        assert waits and all("bob_desktop" in w for w in waits)  # told at each attempt
+    finally:
+        holder.close()
+    # The connection is usable again, and the post goes through once the lock is free.
+    assert actions.post(crew.alice, crew.a, "after bob let go").id
+
+
+async def _post_while_locked(machine: Machine, credential: str, holder: Any, errlog: Path):
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=str(EXE),
+        args=["mcp"],
+        env={**os.environ, "COLONY_TASKS_HOME": str(machine.home), **machine.env},
+        cwd=str(machine.clone),
+    )
+    with errlog.open("w") as err:
+        async with (
+            stdio_client(params, errlog=err) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()  # a new server starts while the lock is held
+            result = {}
+
+            async def call() -> None:
+                result["post"] = await client.call_tool(
+                    "task_post", {"content": "posted after the wait", "session_id": credential}
+                )
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                # Let go once the server has said it waits for bob (no fixed delay).
+                while "holds its write lock" not in errlog.read_text():
+                    await anyio.sleep(0.05)
+                holder.cursor().execute("SELECT pg_advisory_unlock_all()")
+            return result["post"]
+
+
+def test_a_held_write_lock_makes_mcp_calls_wait_with_a_message_and_never_end_the_server(
+    crew: Crew, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from colony_tasks import identity, sessions
+
+    laptop = make_machines(tmp_path, crew.server.alice, names=("laptop",))[0]
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(laptop.home))  # keys derive on alice's machine
+    # Sessions of earlier tests whose hooks ran under this process would be found by ancestry.
+    admin = open_store(crew.server.admin)
+    admin._run("UPDATE sessions SET ended_at = 1 WHERE agent_pid IS NOT NULL")
+    admin.close()
+    me = sessions.register(crew.alice, f"mcp-{crew.a.id}", agent="codex", cwd=str(laptop.clone))
+    credential = identity.credential(crew.alice, me.session)
+    assert credential
+    holder = connect(crew.server.bob)
+    try:
+        holder.cursor().execute(LOCK_SQL)
+        errlog = tmp_path / "mcp-stderr.log"
+        posted = anyio.run(_post_while_locked, laptop, credential, holder, errlog)
+    finally:
+        holder.close()
+    assert not posted.is_error, posted.content[0].text
+    assert "role bob_desktop holds its write lock" in errlog.read_text()
+    assert ("note", "posted after the wait") in recorded(crew.server.admin)
+
+
+def test_the_guards_do_not_trust_a_member_s_temporary_tables(crew: Crew):
+    # The README's setup already refuses members temporary tables; a server that grants them
+    # (PostgreSQL's default) still cannot fool the guards, whose search_path is fixed.
+    done = psql(crew.server.server, "GRANT TEMP ON DATABASE colony_team TO bob_desktop;")
+    assert done.returncode == 0, done.stderr
+    conn = connect(crew.server.bob)
+    try:
+        conn.execute_simple(
+            "CREATE TEMP TABLE sessions (id TEXT, owner TEXT, handle TEXT, agent TEXT);"
+            f" INSERT INTO sessions VALUES ('{crew.a.id}', current_user, 'x', 'claude')"
+        )
+        with pytest.raises(Exception, match="Refused by the team store"):
+            conn.cursor().execute(
+                "INSERT INTO observations(session_id, task_id, kind, text, created_at)"
+                f" VALUES ('{crew.a.id}', {crew.task}, 'note', 'I resign', 0)"
+            )
+    finally:
+        conn.close()
+        psql(crew.server.server, "REVOKE TEMP ON DATABASE colony_team FROM bob_desktop;")
