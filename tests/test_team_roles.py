@@ -232,7 +232,7 @@ def test_a_developer_role_cannot_change_the_schema(team_server: TeamServer, stat
 
 
 def test_a_developer_added_later_works_and_other_roles_of_the_server_stay_out(
-    team_server: TeamServer, repo: Path
+    team_server: TeamServer, repo: Path, home: Path
 ):
     from colony_tasks import actions, sessions
 
@@ -693,3 +693,19 @@ def test_the_guards_do_not_trust_a_member_s_temporary_tables(crew: Crew):
     finally:
         conn.close()
         psql(crew.server.server, "REVOKE TEMP ON DATABASE colony_team FROM bob_desktop;")
+
+
+def test_doctor_repairs_run_by_a_member_end_only_its_own_silent_sessions(crew: Crew):
+    from colony_tasks import doctor
+
+    admin = open_store(crew.server.admin)
+    try:
+        admin._run(
+            "UPDATE sessions SET last_seen_at = 0 WHERE id IN (?, ?)", (crew.a.id, crew.b.id)
+        )
+    finally:
+        admin.close()
+    done = doctor.repair(crew.alice)
+    assert crew.alice.get_session(crew.a.id).ended_at is not None
+    assert crew.alice.get_session(crew.b.id).ended_at is None
+    assert any("silent sessions of other team members" in line for line in done), done

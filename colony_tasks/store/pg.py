@@ -403,11 +403,13 @@ class PgStore(Store):
         all; then :class:`StoreBusy` says who holds it (the connection stays usable)."""
         deadline = time.monotonic() + self.lock_patience
         while True:
-            # One round trip: the simple query protocol runs the three statements.
+            # One round trip: the simple query protocol runs the statements, and stops at the
+            # first that fails (the lock not taken in time).
             try:
                 self.conn.execute(
                     f"BEGIN; SET LOCAL lock_timeout = {LOCK_ATTEMPT_MS};"
-                    f" SELECT pg_advisory_xact_lock({LOCK_KEY})"
+                    f" SELECT pg_advisory_xact_lock({LOCK_KEY});"
+                    " SET LOCAL lock_timeout TO DEFAULT"
                 )
             except pg8000.dbapi.DatabaseError as error:
                 if sqlstate(error) != LOCK_NOT_AVAILABLE:
@@ -422,7 +424,6 @@ class PgStore(Store):
                     ) from None
                 self.on_lock_wait(holder)
                 continue
-            self.conn.execute("SET LOCAL lock_timeout = 0")
             self.conn.in_transaction = True  # type: ignore[misc]
             return
 
@@ -527,7 +528,7 @@ class PgStore(Store):
             )
         if not checks:
             return False
-        return all(bool(self.conn.execute(q, params).fetchone()[0]) for q, params in checks)  # type: ignore[index]
+        return all(bool(self.conn.execute(q, params).fetchone()[0]) for q, params in checks)
 
     # -- statements SQLite and PostgreSQL say differently ----------------------------------
 
