@@ -284,6 +284,7 @@ class Crew:
         planned = actions.plan_work(self.alice, self.a, [{"title": "docs", "files": ["d.md"]}])
         self.item = planned.ids[0]
         actions.take_work(self.alice, self.a, self.item)
+        self.bob_question = actions.ask(self.bob, self.b, "who owns CI?").id
 
     def ids(self) -> dict[str, Any]:
         return {
@@ -296,6 +297,7 @@ class Crew:
             "decision": self.decision,
             "claim": self.claim,
             "item": self.item,
+            "bob_question": self.bob_question,
         }
 
     def close(self) -> None:
@@ -391,6 +393,18 @@ ATTEMPTS = [
     (
         "answer what is addressed to someone else",
         "UPDATE observations SET status = 'answered', resolved_by = '{b}' WHERE id = {question}",
+        "refused",
+    ),
+    (
+        "mark its own question answered by another",
+        "UPDATE observations SET status = 'answered', resolved_by = '{a}'"
+        " WHERE id = {bob_question}",
+        "refused",
+    ),
+    (
+        "plan an item already taken by another",
+        "INSERT INTO work_items(task_id, title, state, owner, created_by, created_at)"
+        " VALUES ({task}, 'x', 'taken', '{a}', '{b}', 0)",
         "refused",
     ),
     (

@@ -346,8 +346,10 @@ BEGIN
         OLD.created_at, OLD.to_target, OLD.in_reply_to, OLD.urgent, OLD.turn) THEN
         PERFORM colony_refuse(format('what observation %s says never changes.', OLD.id));
     END IF;
-    IF colony_mine(OLD.session_id) THEN
-        RETURN NEW;  -- its author withdraws or reopens it
+    IF colony_mine(OLD.session_id) AND (NEW.resolved_by IS NULL
+        OR NEW.resolved_by IS NOT DISTINCT FROM OLD.resolved_by OR colony_mine(NEW.resolved_by))
+    THEN
+        RETURN NEW;  -- its author withdraws or reopens it, never in another's name
     END IF;
     SELECT * INTO resolver FROM sessions WHERE id = NEW.resolved_by;
     IF NOT FOUND OR resolver.owner IS DISTINCT FROM current_user THEN
@@ -443,7 +445,8 @@ BEGIN
         RETURN NEW;
     END IF;
     IF TG_OP = 'INSERT' THEN
-        IF NOT colony_mine(NEW.created_by) THEN
+        IF NOT colony_mine(NEW.created_by)
+            OR (NEW.owner IS NOT NULL AND NOT colony_mine(NEW.owner)) THEN
             PERFORM colony_refuse('a member plans work only as one of its own sessions.');
         END IF;
         RETURN NEW;
@@ -491,7 +494,8 @@ BEGIN
     END IF;
     IF TG_OP = 'INSERT' THEN
         IF NOT colony_mine(NEW.created_by)
-            OR (NEW.coordinator IS NOT NULL AND NOT colony_mine(NEW.coordinator)) THEN
+            OR (NEW.coordinator IS NOT NULL AND NOT colony_mine(NEW.coordinator))
+            OR (NEW.turn_holder IS NOT NULL AND NOT colony_mine(NEW.turn_holder)) THEN
             PERFORM colony_refuse('a member creates tasks only as one of its own sessions.');
         END IF;
         RETURN NEW;
