@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import backend, environment, paths, sessions, work
-from .errors import ColonyError
+from .errors import ColonyError, NotAllowed
 from .install import status
 from .install.files import InstallError
 from .install.locate import repo_root
@@ -341,13 +341,23 @@ def repair(store: Store) -> list[str]:
     released = store.release_expired_claims()
     if released:
         done.append(f"Released {released} expired claims.")
-    silent = store.stale_open_sessions(store.now() - SILENT_SESSION)
-    for session in silent:
-        sessions.end_session(store, session)
+    silent, others = [], 0
+    for session in store.stale_open_sessions(store.now() - SILENT_SESSION):
+        try:
+            sessions.end_session(store, session)
+        except NotAllowed:  # another member's, on a team store: its owner's or the admin's
+            others += 1
+        else:
+            silent.append(session)
     if silent:
         done.append(
             f"Ended {len(silent)} sessions silent for more than a day: "
             + ", ".join(s.handle for s in silent[:10])
+        )
+    if others:
+        done.append(
+            f"Left {others} silent sessions of other team members (their owner or the"
+            " admin ends them)."
         )
     done.extend(_embed_repair(store))
     archived = archive_hook_log()

@@ -65,6 +65,12 @@ class StoreUnavailable(Exception):
     retries, not a refusal of the core."""
 
 
+class StoreBusy(StoreUnavailable):
+    """The team store's write lock stayed held by another connection (a member's session
+    that holds it open, or a long maintenance run) for longer than a caller waits; the
+    message names the holder. Passing, like an unreachable server: try again."""
+
+
 def describe(error: ColonyError, wording: Mapping[str, str]) -> str:
     """The error's sentence, then its next step in the caller's own terms."""
     text = str(error)

@@ -86,6 +86,9 @@ def accept_handoff(store: Store, session: Session | str, handoff_id: int) -> Acc
             raise InvalidInput(f"Handoff {handoff.id} is your own.", "withdraw", item_id=handoff.id)
         if not addressed_to(handoff, session):
             raise NotAllowed(f"Handoff {handoff.id} is addressed to {handoff.to}, not to you.")
+        # Accepted first: on a team store, the server lets the acceptor release the author's
+        # claims only once the handoff is accepted in the acceptor's name.
+        store.set_observation_status(handoff.id, ItemStatus.ACCEPTED, resolved_by=session.id)
         files = [f for f in handoff.meta.get("files", []) if isinstance(f, str)]
         granted: list[dict[str, Any]] = []
         if files:
@@ -98,7 +101,6 @@ def accept_handoff(store: Store, session: Session | str, handoff_id: int) -> Acc
             granted = claims_mod.grant(
                 store, session, files, lane, task_id=task.id, note=f"from handoff #{handoff.id}"
             )
-        store.set_observation_status(handoff.id, ItemStatus.ACCEPTED, resolved_by=session.id)
         store.mark_delivered(session.id, [handoff.id])  # whoever accepts it has seen it
         posted = chains.insert(
             store,

@@ -17,8 +17,9 @@ The rule, for every front end:
      ``/clear`` one process has had two), otherwise it is refused.
   2. The caller cannot be detected (no process table on this platform, or the agent's hooks
      did not record it): an explicit ``session_id`` is accepted only with the session's key,
-     ``<handle>:<key>``. The key is random, stored apart from the session, and shown only in
-     that session's own SessionStart briefing — another agent never sees it. Without the
+     ``<handle>:<key>``. The key is derived from a secret of the session's machine, stored
+     only as a hash (:mod:`colony_tasks.keys`), and shown only in that session's own
+     SessionStart briefing — another agent, or another member of a team store, never sees it. Without the
      key the call is refused and nothing is guessed.
   3. Never as a human (agent kind ``human``, ids ``human:*``), whatever was passed: an agent
      cannot reset the loop guard or speak for the developer. Chain coordination follows: the
@@ -31,10 +32,7 @@ same user, which can read the 0600 database anyway. Standard library only.
 
 from __future__ import annotations
 
-import os
-from hmac import compare_digest
-
-from . import sessions
+from . import keys, sessions
 from .errors import NotAllowed, NotFound
 from .kinds import AgentKind
 from .models import Session
@@ -51,15 +49,12 @@ PASS_HANDLE = (
 )
 
 
-def new_key() -> str:
-    return os.urandom(8).hex()
-
-
 def credential(store: Store, session: Session) -> str | None:
     """``<handle>:<key>``, what the session passes as ``session_id`` when it cannot be told
     apart by its process (None for humans, who have no key)."""
-    key = store.session_key(session.id)
-    return f"{session.handle}{KEY_SEPARATOR}{key}" if key else None
+    if store.session_key_hash(session.id) is None:
+        return None
+    return f"{session.handle}{KEY_SEPARATOR}{keys.key_for(session.id)}"
 
 
 def is_human(session: Session) -> bool:
@@ -128,8 +123,7 @@ def agent_caller(
             f" {target.handle}, another session. A session acts only as itself: leave"
             " session_id out."
         )
-    expected = store.session_key(target.id)
-    if key is None or expected is None or not compare_digest(key, expected):
+    if key is None or not keys.matches(key, store.session_key_hash(target.id)):
         raise NotAllowed(
             f"Cannot confirm that this call comes from {target.handle}: its agent process was"
             f" not detected, so session_id must carry the session's key: {PASS_HANDLE}"

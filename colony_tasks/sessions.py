@@ -13,7 +13,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     pwd = None  # type: ignore[assignment]
 
-from . import backend, lanes, procs, settings
+from . import backend, keys, lanes, procs, settings
 from .errors import Conflict, InvalidInput, NotAllowed, NotFound
 from .kinds import AGENT_KINDS, AgentKind, TaskMode
 from .models import Lane, Record, Session, Task
@@ -158,8 +158,8 @@ def register(
             store.refresh_session(
                 session_id, cwd=cwd, lane_id=lane.id, agent_pid=agent_pid, reopen=True
             )
-        if kind != AgentKind.HUMAN and store.session_key(session_id) is None:
-            store.set_session_key(session_id, os.urandom(8).hex())
+        if kind != AgentKind.HUMAN and store.session_key_hash(session_id) is None:
+            store.set_session_key_hash(session_id, keys.key_hash(keys.key_for(session_id)))
         task = lane_task(store, lane, created_by=session_id)
         new_participant = store.add_participant(task.id, session_id)
         session = store.get_session(session_id)

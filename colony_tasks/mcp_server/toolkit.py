@@ -36,7 +36,7 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from colony_tasks.errors import ColonyError, describe
+from colony_tasks.errors import ColonyError, StoreUnavailable, describe
 from colony_tasks.store import Store
 
 # How the MCP server words the core's next steps (colony_tasks.errors.STEPS): as tool calls.
@@ -173,6 +173,8 @@ class ColonyTool(Tool):
         except UnexpectedToolError as error:
             if isinstance(error.__cause__, ColonyError):
                 raise ToolError(describe(error.__cause__, STEP_WORDING)) from error.__cause__
+            if isinstance(error.__cause__, StoreUnavailable):  # passing: away, or its lock held
+                raise ToolError(str(error.__cause__)) from error.__cause__
             if isinstance(error.__cause__, OverflowError):  # an id beyond SQLite's 64-bit range
                 raise ToolError(
                     f"Invalid arguments for {self.name}: ids are positive integers below 2**63."

@@ -33,6 +33,7 @@ This module imports the driver: hooks never import it (they reach the relay inst
 
 from __future__ import annotations
 
+import logging
 import re
 import ssl
 import threading
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import pg8000.dbapi
 
 from ..backend import check_url, redact_url
-from ..errors import Misconfigured, StoreUnavailable
+from ..errors import Misconfigured, NotAllowed, StoreBusy, StoreUnavailable
 from ..models import Observation
 from . import Store
 from .maintenance import Admin
@@ -62,6 +63,15 @@ if TYPE_CHECKING:
 LOCK_KEY = 0x636F6C6F6E79
 CONNECT_TIMEOUT = 5.0
 DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
+#: How long one attempt waits for the write lock, and how long a transaction waits in all
+#: before it gives up with :class:`StoreBusy` (the message names who holds the lock).
+LOCK_ATTEMPT_MS = 1_000
+LOCK_PATIENCE = 60.0
+#: The SQLSTATE the member guards of PostgreSQL migration 16 raise.
+REFUSED = "CT403"
+LOCK_NOT_AVAILABLE = "55P03"
+
+log = logging.getLogger("colony_tasks.store")
 
 ERRORS: tuple[type[BaseException], ...] = (pg8000.dbapi.Error, OSError)
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
@@ -202,6 +212,10 @@ class Connection:
             rows = _rows(cursor)
             lastrowid = int(rows[0][0]) if returns_id and rows else None
             return Cursor(rows, cursor.rowcount, lastrowid)
+        except pg8000.dbapi.DatabaseError as error:
+            if sqlstate(error) == REFUSED:  # a member guard: the core's refusal, as on SQLite
+                raise NotAllowed(server_message(error)) from None
+            raise
         finally:
             cursor.close()
 
@@ -220,6 +234,17 @@ class Connection:
             self.raw.close()
         except ERRORS:
             pass
+
+
+def sqlstate(error: BaseException) -> str:
+    """The SQLSTATE of a server error ('' for anything else)."""
+    args = error.args[0] if error.args else None
+    return str(args.get("C", "")) if isinstance(args, dict) else ""
+
+
+def server_message(error: BaseException) -> str:
+    args = error.args[0] if error.args else None
+    return str(args.get("M", error)) if isinstance(args, dict) else str(error)
 
 
 # -- connecting ----------------------------------------------------------------------------
@@ -373,9 +398,54 @@ class PgStore(Store):
         self.conn.id_tables = frozenset(str(r[0]) for r in rows)  # type: ignore[attr-defined]
 
     def _begin(self) -> None:
-        # One round trip: the simple query protocol runs both statements.
-        self.conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({LOCK_KEY})")
-        self.conn.in_transaction = True  # type: ignore[misc]
+        """BEGIN and take the write lock. A lock held elsewhere is waited for in attempts of
+        :data:`LOCK_ATTEMPT_MS`, each logged with its holder, for :data:`LOCK_PATIENCE` in
+        all; then :class:`StoreBusy` says who holds it (the connection stays usable)."""
+        deadline = time.monotonic() + self.lock_patience
+        while True:
+            # One round trip: the simple query protocol runs the statements, and stops at the
+            # first that fails (the lock not taken in time).
+            try:
+                self.conn.execute(
+                    f"BEGIN; SET LOCAL lock_timeout = {LOCK_ATTEMPT_MS};"
+                    f" SELECT pg_advisory_xact_lock({LOCK_KEY});"
+                    " SET LOCAL lock_timeout TO DEFAULT"
+                )
+            except pg8000.dbapi.DatabaseError as error:
+                if sqlstate(error) != LOCK_NOT_AVAILABLE:
+                    raise
+                self.conn.execute("ROLLBACK")
+                holder = self.lock_holder()
+                if time.monotonic() >= deadline:
+                    raise StoreBusy(
+                        f"The team store {self.path} is busy: {holder}. Nothing was changed;"
+                        " try again (an admin can end that connection with"
+                        " pg_terminate_backend)."
+                    ) from None
+                self.on_lock_wait(holder)
+                continue
+            self.conn.in_transaction = True  # type: ignore[misc]
+            return
+
+    lock_patience: float = LOCK_PATIENCE
+
+    def on_lock_wait(self, holder: str) -> None:
+        """Told once per failed attempt while a transaction waits for the write lock."""
+        log.warning("colony-tasks: waiting for the team store's write lock: %s", holder)
+
+    def lock_holder(self) -> str:
+        """Who holds the write lock, in words (role, process id, for how long)."""
+        row = self.conn.execute(
+            "SELECT a.usename, a.pid, EXTRACT(EPOCH FROM clock_timestamp() - a.xact_start),"
+            " a.state FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+            " WHERE l.locktype = 'advisory' AND l.granted"
+            f" AND ((l.classid::bigint << 32) | l.objid::bigint) = {LOCK_KEY} LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return "its write lock was held by another connection"
+        seconds = f", for {float(row[2]):.0f} s" if row[2] is not None else ""
+        idle = " (idle in a transaction)" if row[3] == "idle in transaction" else ""
+        return f"role {row[0]} holds its write lock (server process {row[1]}{seconds}){idle}"
 
     def _finish(self, commit: bool) -> None:
         try:
@@ -412,7 +482,16 @@ class PgStore(Store):
                 )
                 if migration.version in self._applied_versions():
                     continue  # another machine applied it while we waited for the lock
-                self.conn.execute_simple(migration.sql)  # type: ignore[attr-defined]
+                if self._present(migration):
+                    # Its objects exist but its record is gone (a damaged record): record it.
+                    log.warning(
+                        "colony-tasks: migration %d (%s) was applied but not recorded;"
+                        " recorded it again",
+                        migration.version,
+                        migration.name,
+                    )
+                else:
+                    self.conn.execute_simple(migration.sql)  # type: ignore[attr-defined]
                 self._run(
                     "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
                     (migration.version, migration.name, self.now()),
@@ -420,6 +499,36 @@ class PgStore(Store):
             applied.append(migration.version)
         self._load_id_tables()
         return applied
+
+    def _present(self, migration: Migration) -> bool:
+        """Whether every table, index, column and function ``migration`` creates exists
+        already (False for one that creates none of these)."""
+        checks: list[tuple[str, tuple[Any, ...]]] = []
+        sql = migration.sql
+        for name in re.findall(r"CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(\w+)", sql):
+            checks.append(("SELECT to_regclass(?) IS NOT NULL", (name,)))
+        for table, column in re.findall(
+            r"ALTER\s+TABLE\s+(\w+)\s+(?:ADD\s+COLUMN|RENAME\s+COLUMN\s+\w+\s+TO)\s+(\w+)", sql
+        ):
+            checks.append(
+                (
+                    "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE"
+                    " table_schema = current_schema() AND table_name = ? AND column_name = ?)",
+                    (table, column),
+                )
+            )
+        for name in re.findall(r"CREATE\s+FUNCTION\s+(\w+)", sql):
+            checks.append(
+                (
+                    "SELECT EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n"
+                    " ON n.oid = p.pronamespace WHERE n.nspname = current_schema()"
+                    " AND p.proname = ?)",
+                    (name,),
+                )
+            )
+        if not checks:
+            return False
+        return all(bool(self.conn.execute(q, params).fetchone()[0]) for q, params in checks)
 
     # -- statements SQLite and PostgreSQL say differently ----------------------------------
 

@@ -327,6 +327,14 @@ CREATE TABLE read_notes (
 ) WITHOUT ROWID;
 """
 
+# Session keys are derived on the session's machine and stored only as a hash
+# (colony_tasks.keys): the raw keys of older versions are dropped; each session gets its hash
+# at its next SessionStart. PostgreSQL migration 16 does the same and adds the member guards.
+SESSION_KEY_HASHES = """
+DELETE FROM session_keys;
+ALTER TABLE session_keys RENAME COLUMN key TO key_hash;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -342,6 +350,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "team_identity", TEAM_IDENTITY),
     Migration(13, "claim_globs_index", CLAIM_GLOBS),
     Migration(14, "session_waiting", SESSION_WAITING),
+    Migration(16, "session_key_hashes", SESSION_KEY_HASHES),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -152,13 +152,15 @@ class SessionsMixin(StoreBase):
         )
         return cursor.rowcount == 1
 
-    def session_key(self, session_id: str) -> str | None:
-        row = self._one("SELECT key FROM session_keys WHERE session_id = ?", (session_id,))
+    def session_key_hash(self, session_id: str) -> str | None:
+        """The hash of the session's key (:mod:`colony_tasks.keys`); the key is never stored."""
+        row = self._one("SELECT key_hash FROM session_keys WHERE session_id = ?", (session_id,))
         return str(row[0]) if row else None
 
-    def set_session_key(self, session_id: str, key: str) -> None:
+    def set_session_key_hash(self, session_id: str, key_hash: str) -> None:
         self._run(
-            "INSERT OR IGNORE INTO session_keys(session_id, key) VALUES (?, ?)", (session_id, key)
+            "INSERT OR IGNORE INTO session_keys(session_id, key_hash) VALUES (?, ?)",
+            (session_id, key_hash),
         )
 
     def claim_event(self, key: str, at: float, window: float) -> bool:

@@ -418,8 +418,8 @@ def test_hooks_create_a_private_store_under_umask_000(home: Path, repo: Path):
         )
         assert done.returncode == 0
     relay_status(home)  # the first hook started the relay: its files are there too
-    # The store, its WAL and index (kept open by the relay), the log, and the relay's lock,
-    # pid file and socket: all private.
+    # The store, its WAL and index (kept open by the relay), the log, the relay's lock, pid
+    # file and socket, and the session-key secret: all private.
     assert modes(home) == {
         ".": 0o700,
         "colony.db": 0o600,
@@ -430,6 +430,7 @@ def test_hooks_create_a_private_store_under_umask_000(home: Path, repo: Path):
         "relay-local.pid": 0o600,
         "relay-local.sock": 0o600,
         "relay.log": 0o600,
+        "session-secret": 0o600,  # the secret session keys derive from (colony_tasks.keys)
     }
 
 

@@ -48,7 +48,7 @@ NO_FREE_TEXT = {
     "pop_work_waiters": "task id",
     "remove_work_waiter": "task id, session id",
     "take_work_item": "item id, session id",
-    "set_session_key": "a random key (colony_tasks.identity)",
+    "set_session_key_hash": "the hash of a derived key (colony_tasks.keys)",
     "claim_event": "a digest of a hook payload and a time",
     "prune_event_keys": "a time",
     "graph.set_edits_seen": "an observation id",
