@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from . import claims as claims_mod
-from . import delivery, presence, settings
+from . import delivery, presence, settings, wake
 from . import sessions as sessions_mod
 from .errors import InvalidInput
 from .globs import is_glob, matches
@@ -53,10 +53,12 @@ class ToolUse(Record):
 
 
 class Result(Record):
-    """Text to inject into the agent's context, or a reason to deny a tool call."""
+    """Text to inject into the agent's context, a reason to deny a tool call, or (at Stop) a
+    reason to keep the session working (:func:`colony_tasks.wake.stop_gate`)."""
 
     context: str | None = None
     deny: str | None = None
+    block: str | None = None
 
 
 NOTHING = Result()
@@ -114,11 +116,14 @@ def _session(store: Store, event: Event) -> Session:
 
 
 def _undeliverable(store: Store, me: Session) -> str | None:
+    """What became of this session's directed items: woke an idle recipient (once each), or
+    could not reach one that ended."""
+    woke = wake.sender_news(store, me)
     if not store.has_undeliverable(me.id):
-        return None
+        return woke
     from . import briefing
 
-    return briefing.undeliverable(store.undelivered_for_sender(me.id))
+    return _joined([woke, briefing.undeliverable(store.undelivered_for_sender(me.id))]).context
 
 
 def session_start(store: Store, event: Event, source: str = "startup") -> Result:
@@ -404,10 +409,14 @@ def _inside(path: str, root: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def stop(store: Store, event: Event) -> Result:
-    """The agent finished a turn: the session is still alive."""
-    _session(store, event)
-    return NOTHING
+def stop(store: Store, event: Event, active: bool = False) -> Result:
+    """The agent finished a turn: the session is still alive. A Codex session with urgent
+    items pending is kept working (:func:`colony_tasks.wake.stop_gate`; ``active``: this stop
+    follows one that was held back); Claude Code is woken by its background wait instead."""
+    me = _session(store, event)
+    if event.agent != "codex" or event.subagent:
+        return NOTHING
+    return Result(block=wake.stop_gate(store, me, active))
 
 
 def stop_failure(store: Store, event: Event, error: str = "") -> Result:

@@ -82,7 +82,7 @@ def _run(
             return events.before_tool(store, event, tool)
         return events.after_tool(store, event, tool, failed=name == "post-tool-use-failure")
     if name == "stop":
-        return events.stop(store, event)
+        return events.stop(store, event, request.get("active") is True)
     if name == "stop-failure":
         return events.stop_failure(store, event, _text(request, "error"))
     if name == "notification":
@@ -103,7 +103,10 @@ def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
             if key and not store.claim_event(key, when, events.DUPLICATE_WINDOW_SECONDS):
                 return {}
             result = _run(store, name, event, tool, request)
-    return {"context": result.context, "deny": result.deny}
+    reply = {"context": result.context, "deny": result.deny}
+    if result.block:
+        reply["block"] = result.block
+    return reply
 
 
 def apply_here(

@@ -248,6 +248,15 @@ CREATE TABLE read_notes (
 );
 """
 
+# Waking an idle session (SQLite migration 15 adds the same columns and index).
+WAKE = """
+ALTER TABLE recipients ADD COLUMN via TEXT;
+ALTER TABLE recipients ADD COLUMN told_at DOUBLE PRECISION;
+ALTER TABLE sessions ADD COLUMN wake_since DOUBLE PRECISION;
+ALTER TABLE sessions ADD COLUMN stop_blocks INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX recipients_woke ON recipients(observation_id) WHERE via IS NOT NULL AND told_at IS NULL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
     Migration(9, "work_items", WORK_ITEMS),
@@ -256,6 +265,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "team_identity", TEAM_IDENTITY),
     Migration(13, "claim_globs_index", CLAIM_GLOBS),
     Migration(14, "session_waiting", SESSION_WAITING),
+    Migration(15, "wake", WAKE),
 )
 
 LATEST = MIGRATIONS[-1].version

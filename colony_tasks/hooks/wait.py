@@ -1,0 +1,98 @@
+"""``colony-tasks hook wait``: Claude Code's background Stop handler that wakes an idle session.
+
+Installed with ``"async": true, "asyncRewake": true``: Claude Code runs it in the background
+when a turn ends and, when it exits 2, wakes the session at once with its stderr as a system
+reminder. It asks this user's relay to hold a wait for the session (:mod:`colony_tasks.relay.waits`)
+and blocks on that one connection — no polling here; the relay watches for every waiter at once.
+
+- an item that wakes the session arrives (:mod:`colony_tasks.wake`): the item on stderr, exit 2;
+- the session ends, resumes on its own, its agent process dies, waking is turned off, or no
+  relay can be had: exit 0 with nothing said.
+
+Codex runs no background handlers (its stop gate is :func:`colony_tasks.wake.stop_gate`): for
+Codex this exits 0 at once. Standard library only, like every hook client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from .. import backend, paths
+from ..procs import agent_pid
+from ..relay import wire
+from .payload import detect_agent, text
+
+#: How long one wait lasts; the installed handler's timeout is longer (see
+#: :data:`colony_tasks.install.hookblock.WAIT_TIMEOUT`), so the wait ends on its own first.
+WAIT_SECONDS = 23 * 3600
+#: A relay that retires (an upgrade) or is not up yet: ask again, this many times.
+ATTEMPTS = 6
+RETRY_PAUSE = 0.3
+
+
+def _store_key() -> str:
+    url = backend.store_url()
+    return backend.store_key(url) if url else wire.LOCAL_KEY
+
+
+def wait(session: str, pid: int | None) -> str | None:
+    """Hold a wait in the relay; the text to wake the session with, or None."""
+    if not wire.enabled():
+        return None
+    path = wire.socket_path(_store_key())
+    request = {"op": "wait", "session": session, "pid": pid, "for": WAIT_SECONDS}
+    spawned = False
+    for _ in range(ATTEMPTS):
+        try:
+            reply = wire.ask(path, request, WAIT_SECONDS + 60)
+        except wire.NoRelay:
+            if not spawned:
+                wire.spawn()
+                spawned = True
+            time.sleep(RETRY_PAUSE)
+            continue
+        if reply is not None and reply.get("wake"):
+            return str(reply["wake"])
+        if reply is not None and not reply.get("retire"):
+            return None  # the wait ended: the session ended, resumed, or waking is off
+        if pid is not None and not _alive(pid):
+            return None
+        time.sleep(RETRY_PAUSE)  # a retiring or vanished relay: the next one serves us
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def run(args: list[str]) -> int:
+    """Entry point: 2 with the wake text on stderr, else 0. Fails open (0, logged)."""
+    try:
+        raw = sys.stdin.buffer.read(1 << 20) if sys.stdin else b""
+        payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
+        if not isinstance(payload, dict):
+            return 0
+        agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
+        if (agent or detect_agent(payload, "stop")) != "claude":
+            return 0
+        session = text(payload, "session_id")
+        if not session:
+            return 0
+        found = wait(session, agent_pid(cheap=False))
+        if not found:
+            return 0
+        sys.stderr.write(found + "\n")
+        sys.stderr.flush()
+        return 2
+    except BaseException as error:  # noqa: BLE001 - hooks fail open, always
+        paths.log(f"hook wait failed: {type(error).__name__}: {backend.redact_url(str(error))}")
+        return 0
