@@ -190,6 +190,14 @@ def recipient_status(
     return "next turn"
 
 
+def annotate(
+    store: Store, obs_id: int, recipients: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The recipient rows of a posted item, each with ``wake``: its :func:`recipient_status`."""
+    obs = store.get_observation(obs_id)
+    return [{**r, "wake": recipient_status(store, obs, r)} for r in recipients]
+
+
 def wakes(obs: Observation) -> bool:
     """Whether ``obs`` wakes its recipients (the rule of this module, for one item)."""
     return (
