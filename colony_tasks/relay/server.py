@@ -144,6 +144,9 @@ class Relay:
         if op == "nudge":
             self.waits.nudge()
             return {}
+        if op == "closing":
+            pid = request.get("pid")
+            return {"ended": self.waits.closing(pid) if isinstance(pid, int) else 0}
         reply = self.event(request)
         self.waits.saw(request)
         return reply

@@ -13,8 +13,10 @@ connection stays open. One thread serves every waiter:
 - a session with an item is woken: the items are claimed (:func:`colony_tasks.wake.claim`)
   and the reply ``{"wake": text, "ids": [...]}`` ends its client with exit 2;
 - the wait ends quietly (``{"done": why}``) when the session ends, resumes on its own (the relay
-  applies any of its events but Stop, StopFailure and Notification), a newer wait for the same
-  session arrives, the relay stops or retires, or after the client's ``for`` seconds.
+  applies any of its events but Stop, StopFailure and Notification), its agent shuts down (its
+  MCP server, stopping, sends ``{"op": "closing", "pid": <agent pid>}``: Claude Code waits up
+  to 30 s for background hooks at exit, and runs SessionEnd only after), a newer wait for the
+  same session arrives, the relay stops or retires, or after the client's ``for`` seconds.
 
 No wait runs any query while nobody waits; the thread exits with the last waiter.
 """
@@ -34,6 +36,8 @@ TICK = 0.25
 POLL_NO_VERSION = 1.0
 FULL_EVERY = 30.0
 LONGEST = 7 * 24 * 3600.0
+#: How long an agent that said it is shutting down gets no new wait (its last Stop's).
+CLOSING_MEMORY = 120.0
 #: Events of a session that do not mean it resumed work.
 IDLE_EVENTS = frozenset({"stop", "stop-failure", "notification"})
 
@@ -88,6 +92,7 @@ class Waits:
         self.closed = False
         self.thread: threading.Thread | None = None
         self.queries = 0  # store queries made for waiters (for the benchmark)
+        self.closing_pids: dict[int, float] = {}  # agent pid → until when it is closing
 
     # -- the waiting client's thread ---------------------------------------------------------
 
@@ -112,6 +117,8 @@ class Waits:
         with self.lock:
             if self.closed:
                 return {"retire": True}
+            if pid is not None and self.closing_pids.get(pid, 0.0) > time.monotonic():
+                return {"done": "agent closing"}
             old = self.waiters.get(session)
             if old is not None:
                 old.finish({"done": "superseded"})
@@ -165,6 +172,20 @@ class Waits:
                 waiter.finish({"done": "resumed"})
             self.nudged = True
             self.lock.notify_all()
+
+    def closing(self, pid: int) -> int:
+        """The agent process ``pid`` is shutting down (its MCP server says so as it stops):
+        its sessions' waits end now, before the agent's own wait for background hooks
+        (Claude Code gives them 30 s at exit, then kills them)."""
+        with self.lock:
+            ended = [w for w in self.waiters.values() if w.pid == pid]
+            # A wait its agent starts as it shuts down (its last Stop) may arrive after this.
+            now = time.monotonic()
+            self.closing_pids = {p: t for p, t in self.closing_pids.items() if t > now}
+            self.closing_pids[pid] = now + CLOSING_MEMORY
+        for waiter in ended:
+            waiter.finish({"done": "agent closing"})
+        return len(ended)
 
     def nudge(self) -> None:
         with self.lock:
