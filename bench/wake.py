@@ -60,8 +60,15 @@ def cpu_seconds(pids: list[int]) -> float:
 def start_wait(home: Path, repo: Path, sid: str) -> subprocess.Popen:
     payload = home.parent / f"stop-{sid}.json"
     payload.write_text(
-        json.dumps({"session_id": sid, "cwd": str(repo), "hook_event_name": "Stop",
-                    "transcript_path": f"/h/.claude/{sid}.jsonl", "stop_hook_active": False})
+        json.dumps(
+            {
+                "session_id": sid,
+                "cwd": str(repo),
+                "hook_event_name": "Stop",
+                "transcript_path": f"/h/.claude/{sid}.jsonl",
+                "stop_hook_active": False,
+            }
+        )
     )
     with payload.open("rb") as stdin:
         return subprocess.Popen(
@@ -145,9 +152,7 @@ def main() -> int:
         _stats.log(f"{args.sessions} idle waits: {100 * idle:.3f}% of a core")
         busy = window(pids, args.seconds, True, "asker")
         _stats.log(f"{args.sessions} waits, chatter each second: {100 * busy:.3f}% of a core")
-        results.update(
-            {"baseline_share": base, "idle_share": idle, "busy_lane_share": busy}
-        )
+        results.update({"baseline_share": base, "idle_share": idle, "busy_lane_share": busy})
         latencies = []
         store = open_local()
         for run in range(args.runs):

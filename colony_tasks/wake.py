@@ -67,8 +67,10 @@ def enabled(store: Store, session: Session) -> bool:
         return True
     names = {lane.root, lane.repo_id, lane.repo_name}
     for entry in off:
-        if isinstance(entry, str) and entry and (
-            entry in names or os.path.realpath(os.path.expanduser(entry)) == lane.root
+        if (
+            isinstance(entry, str)
+            and entry
+            and (entry in names or os.path.realpath(os.path.expanduser(entry)) == lane.root)
         ):
             return False
     return True
@@ -166,9 +168,7 @@ def sender_news(store: Store, me: Session) -> str | None:
     return "\n".join(lines)
 
 
-def recipient_status(
-    store: Store, obs: Observation | None, recipient: dict[str, Any]
-) -> str:
+def recipient_status(store: Store, obs: Observation | None, recipient: dict[str, Any]) -> str:
     """For the sender, per recipient of ``obs``: ``woke`` / ``kept from stopping`` (it was
     delivered so), ``delivered``, ``waking`` (it idles with a wake wait held: it is woken
     now), ``before it stops`` (an urgent item to Codex), ``next turn`` (it sees it at its
@@ -200,6 +200,4 @@ def annotate(
 
 def wakes(obs: Observation) -> bool:
     """Whether ``obs`` wakes its recipients (the rule of this module, for one item)."""
-    return (
-        obs.urgent or obs.kind in ALWAYS or (obs.to is not None and obs.kind in DIRECTED)
-    )
+    return obs.urgent or obs.kind in ALWAYS or (obs.to is not None and obs.kind in DIRECTED)

@@ -75,9 +75,9 @@ def wait_processes(sandbox: Sandbox) -> list[int]:
             state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"hook" in cmdline and b"wait" in cmdline and state != "Z":
-            if str(sandbox.data).encode() in environ:
-                found.append(int(name))
+        ours = str(sandbox.data).encode() in environ
+        if ours and b"hook" in cmdline and b"wait" in cmdline and state != "Z":
+            found.append(int(name))
     return found
 
 
@@ -130,8 +130,10 @@ def test_an_idle_claude_session_is_woken_by_a_question_and_reads_it_once(sandbox
             assert context(last).count(QUESTION.format(n=n)) == 1
         claude.finish()
     _until("the waits to end", lambda: not wait_processes(sandbox), timeout=20)
-    print(f"wake latency over {RUNS} wakes: p50 {statistics.median(latencies) * 1000:.0f} ms,"
-          f" all {[round(x * 1000) for x in latencies]} ms")
+    print(
+        f"wake latency over {RUNS} wakes: p50 {statistics.median(latencies) * 1000:.0f} ms,"
+        f" all {[round(x * 1000) for x in latencies]} ms"
+    )
     woken_text = context(model.script[1].request or {})
     at = woken_text.find(QUESTION.format(n=0))
     print("woken request (trimmed):", woken_text[max(0, at - 600) : at + 200])
