@@ -93,13 +93,18 @@ def claim(
     """Take the items that wake this session, marked delivered (``via``) in one transaction:
     whoever claims first — this, or the session's own next hook — delivers, never both.
     ``urgent_only``: only urgent items (Codex's stop gate)."""
+
+    def found() -> list[Observation]:
+        items = pending(store, session_id)
+        return [o for o in items if o.urgent] if urgent_only else items
+
+    if not found():  # a read first: most stops have nothing, and take no write lock
+        return []
     with store.transaction():
         session = store.get_session(session_id)
         if session is None or session.ended_at is not None:
             return []
-        items = pending(store, session_id)
-        if urgent_only:
-            items = [o for o in items if o.urgent]
+        items = found()
         if not items:
             return []
         store.mark_delivered(session_id, [o.id for o in items], via=via)

@@ -293,3 +293,67 @@ def test_the_wait_does_not_outlive_its_agent_process(home: Path, repo: Path, tmp
     fake.send_signal(signal.SIGKILL)
     fake.wait()
     assert _gone(wait_pid), "the wait outlived its agent"
+
+
+# -- both backends: the rule's queries, and the relay's waits over a store with no counter ---
+
+BOTH = pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+
+
+@BOTH
+def test_the_wake_queries_on_both_backends(store: Store, repo: Path):
+    idle = join(store, "idle-1", "claude", repo).session
+    asker = join(store, "asker-1", "codex", repo).session
+    actions.post(store, asker, "chatter")
+    asked = actions.ask(store, asker, "Port?", to=idle.handle)
+    assert wake.ready(store, [idle.id, asker.id]) == {idle.id: False}
+    assert [o.id for o in wake.claim(store, idle.id)] == [asked.id]
+    store.unmark_delivered(idle.id, [asked.id])  # a woken client gone: back to pending
+    assert [o.id for o in wake.claim(store, idle.id)] == [asked.id]
+    assert wake.sender_news(store, asker) == (
+        f"colony-tasks: your items reached idle sessions:\n#{asked.id} question woke {idle.handle}"
+    )
+    assert wake.sender_news(store, asker) is None
+    store.set_stop_blocks(idle.id, 2)
+    assert store.stop_blocks(idle.id) == 2
+    from colony_tasks import sessions
+
+    sessions.end_session(store, idle)
+    assert wake.ready(store, [idle.id]) == {idle.id: True}
+
+
+@BOTH
+def test_the_relays_waits_answer_a_wait_from_another_connection(
+    store: Store, store_address: str, repo: Path
+):
+    """On PostgreSQL (no data_version) the waits ask the store at an interval; on SQLite when
+    another connection committed. Either way a question from elsewhere ends the wait."""
+    import threading
+
+    from colony_tasks.relay.waits import Waits
+    from colony_tasks.store import open_store
+
+    idle = join(store, "idle-1", "claude", repo).session
+    asker = join(store, "asker-1", "codex", repo).session
+    waits = Waits(lambda: store)
+    replies: list[dict] = []
+    holder = threading.Thread(
+        target=lambda: replies.append(waits.hold({"session": idle.id, "pid": os.getpid()}, None))
+    )
+    holder.start()
+    deadline = time.monotonic() + 10
+    while store.get_session(idle.id) is not None and not waits.waiters:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    other = open_store(store_address)
+    try:
+        asked = actions.ask(other, asker.id, "Port?", to=idle.handle)
+    finally:
+        other.close()
+    holder.join(10)
+    assert not holder.is_alive()
+    (reply,) = replies
+    assert reply["ids"] == [asked.id] and "Port?" in reply["wake"]
+    assert store.recipients(asked.id)[0]["via"] == "wake"

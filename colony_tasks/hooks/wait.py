@@ -28,7 +28,7 @@ from .payload import detect_agent, text
 #: How long one wait lasts; the installed handler's timeout is longer (see
 #: :data:`colony_tasks.install.hookblock.WAIT_TIMEOUT`), so the wait ends on its own first.
 WAIT_SECONDS = 23 * 3600
-#: A relay that retires (an upgrade) or is not up yet: ask again, this many times.
+#: A relay that is not up yet, or died mid-wait: ask again, this many times.
 ATTEMPTS = 6
 RETRY_PAUSE = 0.3
 
@@ -56,11 +56,13 @@ def wait(session: str, pid: int | None) -> str | None:
             continue
         if reply is not None and reply.get("wake"):
             return str(reply["wake"])
-        if reply is not None and not reply.get("retire"):
-            return None  # the wait ended: the session ended, resumed, or waking is off
+        if reply is not None:
+            # The wait ended: the session ended, resumed, waking is off — or the relay retires
+            # for an upgrade, and this process runs the old code: the next Stop waits anew.
+            return None
         if pid is not None and not _alive(pid):
             return None
-        time.sleep(RETRY_PAUSE)  # a retiring or vanished relay: the next one serves us
+        time.sleep(RETRY_PAUSE)  # the relay died mid-wait: the next one serves us
     return None
 
 

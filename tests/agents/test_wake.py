@@ -24,7 +24,15 @@ import pytest
 from colony_tasks import actions
 from colony_tasks.store import Store, open_store
 
-from .model_server import MessagesServer, ResponsesServer, context, say
+from .model_server import (
+    MessagesServer,
+    ResponsesServer,
+    Step,
+    call,
+    context,
+    say,
+    search_tools,
+)
 from .sandbox import Sandbox
 
 pytestmark = pytest.mark.agents
@@ -146,6 +154,71 @@ def test_an_idle_claude_session_is_woken_by_a_question_and_reads_it_once(sandbox
     assert [line for line in claude.hook_problems() if WAKE_LINE not in line] == []
 
 
+CODEX_QUESTION = "Does the refund endpoint need the idempotency key?"
+CLAUDE_ANSWER = "Yes: send Idempotency-Key on every POST /refunds."
+
+
+def test_a_codex_question_wakes_idle_claude_and_its_answer_reaches_codex(sandbox: Sandbox):
+    """Codex asks through its MCP tool; the idle Claude session is woken, answers through its
+    MCP tool, and the answer reaches Codex's next tool result, once."""
+    sandbox.write("refunds.py", "KEY = None\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    sandbox.install("codex")
+    answered = threading.Event()
+    handles: dict[str, str] = {}
+
+    def question_id() -> int:
+        (question,) = sandbox.lane_task()["questions"]
+        return question["id"]
+
+    claude_model = MessagesServer(
+        [
+            say("Ready."),
+            call("ToolSearch", query="select:mcp__colony-tasks__answer_question"),
+            Step(
+                tool="mcp__colony-tasks__answer_question",
+                args=lambda: {"question_id": question_id(), "answer": CLAUDE_ANSWER},
+            ),
+            say("Answered."),
+        ]
+    )
+    codex_model = ResponsesServer(
+        [
+            search_tools("colony-tasks ask a question in the thread"),
+            Step(
+                tool="ask_question",
+                namespace="mcp__colony_tasks",
+                args=lambda: {"question": CODEX_QUESTION, "to": handles["claude"]},
+            ),
+            call("exec_command", cmd="git status --short"),
+            say("Thanks."),
+        ]
+    )
+    codex_model.script[2].gate = answered
+    with claude_model, codex_model:
+        claude = sandbox.claude_session(claude_model, "Own the refunds module")
+        _until("Claude idle with its wait held", lambda: _held(sandbox, "claude"))
+        store = _store(sandbox)
+        handles["claude"] = _session(store, "claude")[1]
+        store.close()
+        codex = sandbox.codex(codex_model, "Add refunds to the client")
+        woken = claude_model.script[1].wait_reached("Claude woken by Codex's question")
+        claude_model.script[3].wait_reached("Claude's request after answering")
+        answered.set()
+        codex.finish()
+        claude.finish()
+    assert context(woken).count(CODEX_QUESTION) == 1
+    codex_requests = codex_model.main_requests()
+    after_answer = context(codex_requests[3])
+    assert after_answer.count(CLAUDE_ANSWER) == 1, after_answer[-1500:]
+    assert CLAUDE_ANSWER not in context(codex_requests[2])
+    assert sandbox.hook_log() == ""
+    assert codex.hook_problems() == []
+    assert [line for line in claude.hook_problems() if WAKE_LINE not in line] == []
+    _until("the waits to end", lambda: not wait_processes(sandbox), timeout=20)
+
+
 def test_a_claude_session_ended_while_waiting_leaves_no_process(sandbox: Sandbox):
     sandbox.install("claude")
     model = MessagesServer([say("Ready.")])
@@ -180,6 +253,9 @@ def test_codex_about_to_stop_with_an_urgent_question_is_kept_working_once(sandbo
         posted.set()
         codex.finish()
     requests = model.main_requests()
+    held = context(requests[-1])
+    at = held.find("Which port for payments?")
+    print("\nCodex's request after its held stop (trimmed):", held[max(0, at - 300) : at + 400])
     assert len(requests) == 2, [context(r)[-300:] for r in requests]
     assert "Which port for payments?" not in context(requests[0])
     assert context(requests[1]).count("Which port for payments?") == 1
