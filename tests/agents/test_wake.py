@@ -254,8 +254,8 @@ def test_codex_about_to_stop_with_an_urgent_question_is_kept_working_once(sandbo
         codex.finish()
     requests = model.main_requests()
     held = context(requests[-1])
-    at = held.find("Which port for payments?")
-    print("\nCodex's request after its held stop (trimmed):", held[max(0, at - 300) : at + 400])
+    at = held.rfind("Which port for payments?")
+    print("\nCodex's request after its held stop (trimmed):", held[max(0, at - 200) : at + 400])
     assert len(requests) == 2, [context(r)[-300:] for r in requests]
     assert "Which port for payments?" not in context(requests[0])
     assert context(requests[1]).count("Which port for payments?") == 1
