@@ -91,6 +91,26 @@ def test_the_sender_is_told_its_item_woke_the_recipient_once(lane, repo: Path):
     assert wake.recipient_status(store, store.get_observation(asked.id), row) == "woke"
 
 
+def test_the_mcp_result_and_the_cli_line_say_the_recipient_is_being_woken(
+    lane, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from click.testing import CliRunner
+
+    from colony_tasks.cli import cli
+    from colony_tasks.mcp_server.models import posted
+
+    store, idle, asker = lane
+    store.set_wake_since(idle.id, store.now())
+    result = posted(actions.ask(store, asker, "Port?", to=idle.handle))
+    assert result.delivery == {idle.handle: "pending"}
+    assert result.reach == {idle.handle: "waking"}
+    monkeypatch.chdir(repo)
+    line = CliRunner().invoke(
+        cli, ["post", "1", "Schema frozen?", "--kind", "question", "--to", idle.handle]
+    )
+    assert f"{idle.handle} (pending, waking)" in line.output, line.output
+
+
 def test_recipient_status_says_next_turn_for_a_busy_session_and_ended_for_an_ended_one(lane):
     store, idle, asker = lane
     asked = actions.ask(store, asker, "Port?", to=idle.handle)
@@ -230,6 +250,7 @@ def test_an_idle_claude_session_is_woken_by_a_question_and_told_nothing_twice(
     relay_status(home)
     waiter = _start_wait(home, repo, "cc")
     _waiting(home, "cc")
+    assert relay_status(home)["waits"] == 1
     store = open_local()
     asker = join(store, "cx-1", "codex", repo).session
     idle = store.get_session("cc")

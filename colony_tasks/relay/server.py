@@ -172,6 +172,7 @@ class Relay:
             "backend": self.backend,
             "served": self.served,
             "searches": self.searches,
+            "waits": len(self.waits.waiters),
             "work_seconds": self.work_seconds,
             "started": self.started,
             "rss_kb": _rss_kb(),
