@@ -821,3 +821,19 @@ def test_doctor_names_the_events_an_older_install_lacks(homes: Homes) -> None:
     assert len(problems) == 1
     assert str(homes.claude_settings) in problems[0]
     assert "SubagentStart, StopFailure" in problems[0] and "install` again" in problems[0]
+
+
+def test_doctor_names_a_missing_background_wait(homes: Homes) -> None:
+    from colony_tasks.install import status
+
+    run("install", command=EXE)
+    settings = load(homes.claude_settings)
+    del settings["hooks"]["Stop"][0]["hooks"][1]  # an install from before waking existed
+    write_json(homes.claude_settings, settings)
+
+    problems, _ = status.report(None)
+
+    assert len(problems) == 1
+    assert "Stop (the background wait that wakes an idle session)" in problems[0]
+    run("install", command=EXE)
+    assert status.report(None)[0] == []
