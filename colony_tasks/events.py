@@ -54,7 +54,8 @@ class ToolUse(Record):
 
 class Result(Record):
     """Text to inject into the agent's context, a reason to deny a tool call, or (at Stop) a
-    reason to keep the session working (:func:`colony_tasks.wake.stop_gate`)."""
+    reason to keep the session working (:func:`colony_tasks.wake.stop_gate`); at Stop,
+    ``context`` is a notice for the human (it never reaches the model)."""
 
     context: str | None = None
     deny: str | None = None
@@ -416,7 +417,8 @@ def stop(store: Store, event: Event, active: bool = False) -> Result:
     me = _session(store, event)
     if event.agent != "codex" or event.subagent:
         return NOTHING
-    return Result(block=wake.stop_gate(store, me, active))
+    gate = wake.stop_gate(store, me, active)
+    return Result(context=gate.notice, block=gate.block)
 
 
 def stop_failure(store: Store, event: Event, error: str = "") -> Result:

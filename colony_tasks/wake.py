@@ -35,7 +35,7 @@ import os
 
 from . import delivery, settings
 from .kinds import AgentKind, ObsKind
-from .models import Observation, Session
+from .models import Observation, Record, Session
 from .store import Store
 
 TYPE_CHECKING = False
@@ -128,24 +128,38 @@ def hold(store: Store, session_id: str, held: bool) -> None:
     store.set_wake_since(session_id, store.now() if held else None)
 
 
-def stop_gate(store: Store, me: Session, active: bool) -> str | None:
-    """Codex's Stop: the reason to keep the session working (its urgent items, which become
-    its next prompt and count as delivered), or None to let it stop.
+class Gate(Record):
+    """What Codex's Stop hook answers: ``block`` keeps the session working (the reason becomes
+    its next prompt), ``notice`` tells the human why it stopped with urgent items unread."""
+
+    block: str | None = None
+    notice: str | None = None
+
+
+def stop_gate(store: Store, me: Session, active: bool) -> Gate:
+    """Codex's Stop: keep the session working with its urgent items (which become its next
+    prompt and count as delivered), or let it stop.
 
     ``active``: this stop follows one the gate held back (Codex's ``stop_hook_active``). After
     :data:`MAX_STOP_BLOCKS` in a row the session stops; what is left waits for its next prompt,
-    and the reason says so. Non-urgent items never hold a stop."""
+    and the human is told so. Non-urgent items never hold a stop."""
     blocks = store.stop_blocks(me.id) if active else 0
     if blocks >= MAX_STOP_BLOCKS:
         store.set_stop_blocks(me.id, 0)
-        return None
+        left = [o for o in pending(store, me.id) if o.urgent]
+        if not left:
+            return Gate()
+        return Gate(
+            notice=f"{PREFIX}: {len(left)} urgent item(s) for {me.handle} wait for its next"
+            f" prompt: its stop was already held back {MAX_STOP_BLOCKS} times in a row."
+        )
     if not enabled(store, me):
-        return None
+        return Gate()
     items = claim(store, me.id, via=VIA_STOP, urgent_only=True)
     if not items:
         if blocks:
             store.set_stop_blocks(me.id, 0)
-        return None
+        return Gate()
     store.set_stop_blocks(me.id, blocks + 1)
     body = text(store, me.id, items)
     left = MAX_STOP_BLOCKS - blocks - 1
@@ -155,7 +169,7 @@ def stop_gate(store: Store, me: Session, active: bool) -> str | None:
         else f"{PREFIX}: this is the last time your stop is held back ({MAX_STOP_BLOCKS} in a"
         " row); further urgent items wait for your next prompt."
     )
-    return f"{body}\n\n{tail}"
+    return Gate(block=f"{body}\n\n{tail}")
 
 
 def sender_news(store: Store, me: Session) -> str | None:

@@ -142,6 +142,10 @@ def _stop(store: Store, session_id: str, repo: Path, active: bool) -> str | None
     return events.stop(store, Event(session_id, "codex", str(repo)), active).block
 
 
+def _stop_notice(store: Store, session_id: str, repo: Path, active: bool) -> str | None:
+    return events.stop(store, Event(session_id, "codex", str(repo)), active).context
+
+
 def test_codex_stop_is_held_once_for_an_urgent_question_and_stops_after(tmp_path, repo, home):
     store = open_local()
     cx = join(store, "cx-1", "codex", repo).session
@@ -170,11 +174,14 @@ def test_codex_stop_is_held_at_most_three_times_in_a_row(tmp_path, repo, home):
     cx = join(store, "cx-1", "codex", repo).session
     other = join(store, "cc-1", "claude", repo).session
     reasons = []
-    for n in range(4):
+    for n in range(3):
         actions.post(store, other, f"urgent {n}", urgent=True)
         reasons.append(_stop(store, cx.id, repo, n > 0))
-    assert [r is not None for r in reasons] == [True, True, True, False]
-    assert "last time" in (reasons[2] or "")
+    assert all(reasons) and "last time" in (reasons[2] or "")
+    actions.post(store, other, "urgent 3", urgent=True)
+    # The fourth stop goes through; the human is told why an urgent item is left unread.
+    notice = _stop_notice(store, cx.id, repo, True)
+    assert notice is not None and "1 urgent item(s)" in notice and "3 times" in notice
     # The fourth urgent post waits for the next prompt, delivered then, once.
     nxt = events.prompt(store, Event(cx.id, "codex", str(repo)), "go on")
     assert (nxt.context or "").count("urgent 3") == 1
@@ -196,6 +203,15 @@ def test_the_codex_stop_hook_prints_a_block_its_schema_accepts(home: Path, repo:
     assert "Ship it today?" in data["reason"]
     again = run_hook("stop", codex("stop", "cx", repo, stop_hook_active=True), home)
     assert again.stdout == "" and again.returncode == 0
+    store = open_local()
+    cx = store.get_session("cx")
+    store.set_stop_blocks(cx.id, 3)  # held three times in a row, and one more is pending
+    actions.ask(store, other, "And the changelog?", to="codex", urgent=True)
+    store.close()
+    capped = run_hook("stop", codex("stop", "cx", repo, stop_hook_active=True), home)
+    notice = check_codex("stop", capped.stdout)
+    assert notice is not None and set(notice) == {"systemMessage"}
+    assert "wait for its next prompt" in notice["systemMessage"]
 
 
 # -- Claude Code's background wait: real hook processes and the real relay -------------------
