@@ -146,11 +146,11 @@ def stop_gate(store: Store, me: Session, active: bool) -> Gate:
     blocks = store.stop_blocks(me.id) if active else 0
     if blocks >= MAX_STOP_BLOCKS:
         store.set_stop_blocks(me.id, 0)
-        left = [o for o in pending(store, me.id) if o.urgent]
-        if not left:
+        unread = [o for o in pending(store, me.id) if o.urgent]
+        if not unread:
             return Gate()
         return Gate(
-            notice=f"{PREFIX}: {len(left)} urgent item(s) for {me.handle} wait for its next"
+            notice=f"{PREFIX}: {len(unread)} urgent item(s) for {me.handle} wait for its next"
             f" prompt: its stop was already held back {MAX_STOP_BLOCKS} times in a row."
         )
     if not enabled(store, me):
