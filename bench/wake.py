@@ -160,7 +160,14 @@ def main() -> int:
             proc = waits[sid]
             handle = store.get_session(sid).handle
             started = time.perf_counter()
-            actions.ask(store, "asker", f"Question {run}: which port?", to=handle)
+            question = f"Question {run}: which port?"
+            # A human asks (as at the CLI): agents asking agents trip the loop guard after 8.
+            actions.as_human(
+                store,
+                "dana",
+                str(repo),
+                lambda me, q=question: actions.ask(store, me, q, to=handle),
+            )
             proc.wait(30)
             latencies.append(time.perf_counter() - started)
             assert proc.returncode == 2, proc.stderr.read() if proc.stderr else b""
