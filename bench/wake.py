@@ -166,7 +166,7 @@ def main() -> int:
                 store,
                 "dana",
                 str(repo),
-                lambda me, q=question: actions.ask(store, me, q, to=handle),
+                lambda me, q=question, to=handle: actions.ask(store, me, q, to=to),
             )
             proc.wait(30)
             latencies.append(time.perf_counter() - started)
