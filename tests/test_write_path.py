@@ -31,6 +31,7 @@ NO_FREE_TEXT = {
     "unmark_delivered": "session id, observation ids",
     "woken_for_sender": "a time, observation and session ids",
     "set_wake_since": "session id and a time",
+    "clear_wake_holds": "nothing but NULL",
     "set_stop_blocks": "session id and a count",
     "mark_undeliverable": "session id",
     "next_turn": "a counter",

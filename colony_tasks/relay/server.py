@@ -260,6 +260,7 @@ class LocalRelay(Relay):
     def __init__(self) -> None:
         super().__init__(wire.LOCAL_KEY)
         self.store = open_local()
+        self.store.clear_wake_holds()  # a dead relay's: its waiting clients are gone too
         self.last_prune = 0.0
         self.tick()
 

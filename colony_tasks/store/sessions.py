@@ -135,6 +135,10 @@ class SessionsMixin(StoreBase):
         """The session idles with a wake wait held since ``since`` (None: no longer)."""
         self._run("UPDATE sessions SET wake_since = ? WHERE id = ?", (since, session_id))
 
+    def clear_wake_holds(self) -> None:
+        """No wake wait is held (a relay starts: any hold left is a dead relay's)."""
+        self._run("UPDATE sessions SET wake_since = NULL WHERE wake_since IS NOT NULL")
+
     def stop_blocks(self, session_id: str) -> int:
         row = self._one("SELECT stop_blocks FROM sessions WHERE id = ?", (session_id,))
         return int(row[0]) if row else 0
