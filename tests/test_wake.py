@@ -394,3 +394,23 @@ def test_the_relays_waits_answer_a_wait_from_another_connection(
     (reply,) = replies
     assert reply["ids"] == [asked.id] and "Port?" in reply["wake"]
     assert store.recipients(asked.id)[0]["via"] == "wake"
+
+
+def test_a_claude_in_print_mode_without_streaming_input_is_not_waited_for():
+    """It exits as its turn ends; a wait would only hold its exit (30 s, then a kill)."""
+    from colony_tasks.hooks import wait as wait_hook
+
+    script = "import sys, time; time.sleep(30)"
+    for args, wakeable in (
+        (["-p", "hello"], False),
+        (["--print", "hello", "--output-format", "json"], False),
+        (["-p", "--input-format", "stream-json"], True),
+        (["-p", "--input-format=stream-json"], True),
+        (["--resume", "abc"], True),  # interactive
+    ):
+        agent = subprocess.Popen([sys.executable, "-c", script, *args])
+        try:
+            assert wait_hook.wakeable(agent.pid) is wakeable, args
+        finally:
+            agent.kill()
+            agent.wait()

@@ -7,7 +7,9 @@ and blocks on that one connection — no polling here; the relay watches for eve
 
 - an item that wakes the session arrives (:mod:`colony_tasks.wake`): the item on stderr, exit 2;
 - the session ends, resumes on its own, its agent process dies, waking is turned off, or no
-  relay can be had: exit 0 with nothing said.
+  relay can be had: exit 0 with nothing said;
+- Claude Code runs in print mode (``-p``) without streaming input: it exits as its turn ends,
+  nothing can wake it, so this exits 0 at once.
 
 Codex runs no background handlers (its stop gate is :func:`colony_tasks.wake.stop_gate`): for
 Codex this exits 0 at once. Standard library only, like every hook client.
@@ -21,7 +23,7 @@ import sys
 import time
 
 from .. import backend, paths
-from ..procs import agent_pid
+from ..procs import agent_pid, command_line
 from ..relay import wire
 from .payload import detect_agent, text
 
@@ -66,6 +68,20 @@ def wait(session: str, pid: int | None) -> str | None:
     return None
 
 
+def wakeable(pid: int | None) -> bool:
+    """Whether the agent can be woken at all: Claude Code in print mode (``-p``) without
+    streaming input exits as its turn ends (and would hold its exit 30 s for a background
+    handler that waits). Unknown (no /proc): assume it can; its MCP server ends the wait."""
+    args = command_line(pid) if pid is not None else None
+    if not args:
+        return True
+    printing = any(a in ("-p", "--print") for a in args)
+    streaming = "--input-format=stream-json" in args or any(
+        a == "--input-format" and b == "stream-json" for a, b in zip(args, args[1:], strict=False)
+    )
+    return not printing or streaming
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -89,7 +105,10 @@ def run(args: list[str]) -> int:
         session = text(payload, "session_id")
         if not session:
             return 0
-        found = wait(session, agent_pid(cheap=False))
+        pid = agent_pid(cheap=False)
+        if not wakeable(pid):
+            return 0
+        found = wait(session, pid)
         if not found:
             return 0
         sys.stderr.write(found + "\n")
