@@ -399,6 +399,7 @@ def test_the_relays_waits_answer_a_wait_from_another_connection(
 def test_a_claude_in_print_mode_without_streaming_input_is_not_waited_for():
     """It exits as its turn ends; a wait would only hold its exit (30 s, then a kill)."""
     from colony_tasks.hooks import wait as wait_hook
+    from colony_tasks.procs import command_line
 
     script = "import sys, time; time.sleep(30)"
     for args, wakeable in (
@@ -410,6 +411,10 @@ def test_a_claude_in_print_mode_without_streaming_input_is_not_waited_for():
     ):
         agent = subprocess.Popen([sys.executable, "-c", script, *args])
         try:
+            deadline = time.monotonic() + 10
+            while script not in (command_line(agent.pid) or []):  # until it has exec'd
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
             assert wait_hook.wakeable(agent.pid) is wakeable, args
         finally:
             agent.kill()
