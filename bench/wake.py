@@ -139,7 +139,9 @@ def main() -> int:
     for sid in sids:
         start = {"session_id": sid, "cwd": str(repo), "source": "startup"}
         agent = "codex" if sid == "asker" else "claude"
-        wire.ask(path, request("session-start", agent, start, json.dumps(start).encode()), 10.0)
+        req = request("session-start", agent, start, json.dumps(start).encode())
+        req["pid"] = None  # no owner: the human asking below is not taken for one of them
+        wire.ask(path, req, 10.0)
     waiting = sids[:-1]
     results: dict[str, object] = {"sessions": args.sessions, "seconds": args.seconds}
     try:
