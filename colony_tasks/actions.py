@@ -9,7 +9,7 @@ The agent lifecycle events (what hooks call) are in :mod:`colony_tasks.events`.
 
 from __future__ import annotations
 
-from . import chains, delivery, handoffs, posts, tasks, work
+from . import chains, delivery, handoffs, posts, tasks, wake, work
 from . import claims as claims_mod
 from . import sessions as sessions_mod
 from .errors import InvalidInput, NotFound
@@ -45,7 +45,8 @@ class Outcome(Record):
 
 
 def _outcome(store: Store, me: Session, posted: Posted) -> Outcome:
-    return Outcome(posted.id, posted.task_id, posted.kind, me.handle, posted.to, posted.recipients)
+    recipients = wake.annotate(store, posted.id, posted.recipients)
+    return Outcome(posted.id, posted.task_id, posted.kind, me.handle, posted.to, recipients)
 
 
 def _stored(
@@ -53,9 +54,8 @@ def _stored(
 ) -> Outcome:
     obs = store.get_observation(obs_id)
     assert obs is not None
-    return Outcome(
-        obs.id, obs.task_id, obs.kind, me.handle, obs.to, store.recipients(obs.id), ok, message
-    )
+    recipients = wake.annotate(store, obs.id, store.recipients(obs.id))
+    return Outcome(obs.id, obs.task_id, obs.kind, me.handle, obs.to, recipients, ok, message)
 
 
 # -- thread ---------------------------------------------------------------------------------

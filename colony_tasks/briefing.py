@@ -8,7 +8,7 @@ authors) from the store. Every block ends with the exact next call. Standard lib
 from __future__ import annotations
 
 from . import claims as claims_mod
-from . import delivery, presence
+from . import delivery, presence, wake
 from .kinds import MESSAGE_KINDS, ObsKind, WorkState
 from .models import Observation, Session, Task, WorkItem, who_for
 from .render import ago, clip, item_line
@@ -523,12 +523,59 @@ def render(store: Store, result: Result) -> tuple[str | None, str | None]:
     warning = conflict_warning(result.conflicts, after=result.after, now=now)
     if result.deny and warning:
         return None, f"{warning}\n{DENIED}"
+    if result.gate is not None:
+        return stop_notice(me, result.gate), None
     parts = [
         delta(store, me, result.updates),
         *(read_note(n.path, n.holder, n.decision, now) for n in result.read_notes),
         warning,
         mid_turn(store, me, result.delivered),
+        woke(result.woken),
         undeliverable(result.undeliverable),
     ]
     text = "\n\n".join(p for p in parts if p)
     return text or None, None
+
+
+def wake_text(store: Store, session_id: str, items: Sequence[Observation]) -> str:
+    """What a woken session reads: the items as its mid-turn delivery shows them."""
+    session = store.get_session(session_id)
+    if session is None or not items:
+        return ""
+    return mid_turn(store, session, items) or ""
+
+
+def woke(rows: Sequence[dict]) -> str | None:
+    """Which of the session's items reached an idle recipient (colony_tasks.wake)."""
+    if not rows:
+        return None
+    lines = [f"{PREFIX}: your items reached idle sessions:"]
+    for row in rows[:8]:
+        how = "woke" if row["via"] == wake.VIA_WAKE else "kept from stopping"
+        lines.append(f"#{row['observation_id']} {row['kind']} {how} {row['recipient_handle']}")
+    return "\n".join(lines)
+
+
+def stop_reason(store: Store, result: Result) -> str | None:
+    """Codex's Stop held back: the urgent items, as its next prompt, and why."""
+    gate, me = result.gate, result.session
+    if gate is None or me is None or not gate.items:
+        return None
+    body = mid_turn(store, me, gate.items) or ""
+    tail = (
+        f"{PREFIX}: this is the last time your stop is held back ({wake.MAX_STOP_BLOCKS} in a"
+        " row); further urgent items wait for your next prompt."
+        if gate.last
+        else f"{PREFIX}: an urgent item arrived as you were stopping; deal with it, then stop."
+    )
+    return f"{body}\n\n{tail}"
+
+
+def stop_notice(me: Session, gate: wake.Gate) -> str | None:
+    """For the human (never the model): urgent items left unread after the stop gate's cap."""
+    if not gate.unread:
+        return None
+    return (
+        f"{PREFIX}: {gate.unread} urgent item(s) for {me.handle} wait for its next prompt:"
+        f" its stop was already held back {wake.MAX_STOP_BLOCKS} times in a row."
+    )

@@ -157,10 +157,15 @@ def deliver_directed(store: Store, session: Session | str) -> list[Observation]:
     with store.transaction():
         items = store.pending_directed(session.id)
         store.mark_delivered(session.id, [o.id for o in items])
-        for turn in (o for o in items if _is_my_turn(o, session)):
-            # The turn block carries the chain's history: do not deliver it again piecemeal.
-            store.set_cursor(int(turn.task_id or 0), session.id, turn.id - 1)
+        after_directed(store, session, items)
     return items
+
+
+def after_directed(store: Store, session: Session, items: list[Observation]) -> None:
+    """Directed items were just delivered (mid-turn, or by waking the session): a turn block
+    carries the chain's history, so it is not delivered again piecemeal."""
+    for turn in (o for o in items if _is_my_turn(o, session)):
+        store.set_cursor(int(turn.task_id or 0), session.id, turn.id - 1)
 
 
 def pending_for(

@@ -18,10 +18,15 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "hook":
-        from .hooks.runner import run
-
         exiting = argv is None  # the console script, not a caller in this process
-        code = run(args[1:], exiting=exiting)
+        if args[1:2] == ["wait"]:  # Claude Code's background Stop handler (hooks/wait.py)
+            from .hooks.wait import run as run_wait
+
+            code = run_wait(args[2:])
+        else:
+            from .hooks.runner import run
+
+            code = run(args[1:], exiting=exiting)
         if exiting:
             for stream in (sys.stdout, sys.stderr):
                 try:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from . import claims as claims_mod
-from . import delivery, presence, settings, shell_edits
+from . import delivery, presence, settings, shell_edits, wake
 from . import sessions as sessions_mod
 from .agent_events import AGENT_EVENTS
 from .claims import PathConflict
@@ -87,7 +87,9 @@ class Result(Record):
     starting subagent of ``session``; ``updates`` a prompt's news; ``conflicts`` others'
     claims and edits of the files an edit touches (``after``: the edit was made; ``deny``:
     block mode refuses it); ``delivered`` what was addressed to the session mid-turn;
-    ``undeliverable`` what it sent that can no longer reach its recipient."""
+    ``undeliverable`` what it sent that can no longer reach its recipient, ``woken`` which of
+    its items woke an idle recipient or kept it from stopping (each told once); ``gate`` what
+    Codex's Stop gate decided (:func:`colony_tasks.wake.stop_gate`)."""
 
     session: Session | None = None
     joined: Joined | None = None
@@ -100,6 +102,8 @@ class Result(Record):
     read_notes: tuple[ReadNote, ...] = ()
     delivered: tuple[Observation, ...] = ()
     undeliverable: tuple[dict[str, Any], ...] = ()
+    woken: tuple[dict[str, Any], ...] = ()
+    gate: wake.Gate | None = None
 
 
 NOTHING = Result()
@@ -209,7 +213,12 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     me = here.session
     if text.strip():
         _record(store, here, "prompt", text, max_chars=PROMPT_CHARS)
-    return Result(me, updates=_news(store, me), undeliverable=_undeliverable(store, me))
+    return Result(
+        me,
+        updates=_news(store, me),
+        undeliverable=_undeliverable(store, me),
+        woken=wake.woken(store, me),
+    )
 
 
 def checks_before(tool: ToolUse) -> bool:
@@ -315,6 +324,7 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
         after=True,
         delivered=tuple(delivery.deliver_directed(store, me)),
         undeliverable=_undeliverable(store, me),
+        woken=wake.woken(store, me),
     )
 
 
@@ -418,10 +428,15 @@ def _inside(path: str, root: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def stop(store: Store, event: Event) -> Result:
-    """The agent finished a turn: the session is still alive."""
-    _session(store, event)
-    return NOTHING
+def stop(store: Store, event: Event, active: bool = False) -> Result:
+    """The agent finished a turn: the session is still alive. A Codex session with urgent
+    items pending is kept working (:func:`colony_tasks.wake.stop_gate`; ``active``: this stop
+    follows one that was held back); Claude Code is woken by its background wait instead."""
+    me = _session(store, event)
+    if event.agent != "codex" or event.subagent:
+        return NOTHING
+    gate = wake.stop_gate(store, me, active)
+    return Result(me, gate=gate) if gate.items or gate.unread else NOTHING
 
 
 def stop_failure(store: Store, event: Event, error: str = "") -> Result:

@@ -53,6 +53,17 @@ def _proc_stat(pid: int) -> tuple[str, int] | None:
         return None
 
 
+def command_line(pid: int) -> list[str] | None:
+    """The arguments process ``pid`` was started with (``/proc``); None where they cannot be
+    read (another platform, a process gone)."""
+    try:
+        with open(f"{PROC_ROOT}/{pid}/cmdline", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    return [a.decode("utf-8", errors="replace") for a in raw.split(b"\0") if a]
+
+
 def run_ps(pid: int) -> str | None:
     """``ps -o ppid=,comm= -p PID`` output, or None when ps is missing or the pid is gone."""
     import subprocess  # only on the non-/proc path: it costs every hook ~10 ms of imports

@@ -5,7 +5,8 @@ Keys (all optional)::
     {"claims": {"mode": "warn" | "block"},   # block: a live conflict denies the edit
      "git_guard": {"mode": "warn" | "block"},  # block: the pre-commit guard stops the commit
      "search": {"embedder": "minilm" | "static" | "minilm-torch" | "none"},
-     "chains": {"loop_limit": 8}}
+     "chains": {"loop_limit": 8},
+     "wake": {"enabled": true, "off_repos": []}}  # waking idle sessions (wake.py)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "git_guard": {"mode": "warn"},
     "search": {"embedder": "minilm"},
     "chains": {"loop_limit": 8},
+    "wake": {"enabled": True, "off_repos": []},
 }
 
 

@@ -72,7 +72,10 @@ def post(
         if posted.message:
             return posted.message
         who = (
-            ", ".join(f"{r['handle']} ({r['state']})" for r in posted.recipients)
+            ", ".join(
+                f"{r['handle']} ({r['state']}{', ' + r['wake'] if r.get('wake') else ''})"
+                for r in posted.recipients
+            )
             or "nobody else yet"
         )
         return (

@@ -196,6 +196,8 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict
         found["tool"] = tool_use(payload)
     for field in EXTRA.get(event, ()):
         found[field] = text(payload, field)
+    if event == "stop":
+        found["active"] = payload.get("stop_hook_active") is True
     return found
 
 

@@ -69,7 +69,13 @@ def parse_args(args: list[str]) -> tuple[str, str | None]:
 
 
 def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The JSON both agents accept: only hookEventName, additionalContext, and a deny."""
+    """The JSON both agents accept: only hookEventName, additionalContext, a deny, and at
+    Stop a block (Codex's stop gate: the reason becomes the session's next prompt) or a
+    ``systemMessage`` for the human (why it stopped with urgent items unread)."""
+    if event == "stop" and reply and reply.get("block"):
+        return {"decision": "block", "reason": str(reply["block"])}
+    if event == "stop" and reply and reply.get("context"):
+        return {"systemMessage": str(reply["context"])}  # shown to the human, not the model
     context = reply.get("context") if reply else None
     deny = reply.get("deny") if reply else None
     if event in ("stop", "stop-failure", "notification", "session-end") or not (context or deny):

@@ -32,11 +32,20 @@ def handler(command: str, slug: str, timeout: int) -> dict[str, Any]:
     }
 
 
+def wait_handler(command: str) -> dict[str, Any]:
+    """The background Stop handler that wakes an idle session (``hook wait``)."""
+    found = handler(command, hookblock.WAIT_SLUG, hookblock.WAIT_TIMEOUT)
+    return {**found, **hookblock.WAIT_FIELDS}
+
+
 def hooks_block(command: str) -> hookblock.Block:
-    """Event → our matcher group, for every event colony-tasks listens to."""
+    """Event → our matcher group, for every event colony-tasks listens to (Stop also runs
+    the background wait that wakes an idle session)."""
     return {
         event.name: hookblock.group(
-            event.claude_matcher, handler(command, event.slug, event.timeout)
+            event.claude_matcher,
+            handler(command, event.slug, event.timeout),
+            *([wait_handler(command)] if event.name == hookblock.WAIT_EVENT else []),
         )
         for event in hookblock.events_for("claude")
     }

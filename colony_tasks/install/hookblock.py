@@ -91,10 +91,20 @@ EVENTS: tuple[HookEvent, ...] = (
 )
 
 
-def group(matcher: str | None, handler: dict[str, Any]) -> Group:
-    """A matcher group holding one handler (no ``matcher`` key when it matches everything)."""
+# Claude Code's background Stop handler (colony_tasks.hooks.wait): it waits, in the background,
+# for an item that wakes the idle session, and exits 2 with it (asyncRewake wakes the session).
+# Its timeout outlasts the wait itself (23 h), which then ends quietly; the next Stop starts
+# another. Codex skips async handlers (its Stop gate is the synchronous Stop hook).
+WAIT_EVENT = "Stop"
+WAIT_SLUG = "wait"
+WAIT_TIMEOUT = 24 * 3600
+WAIT_FIELDS: dict[str, Any] = {"async": True, "asyncRewake": True}
+
+
+def group(matcher: str | None, handler: dict[str, Any], *more: dict[str, Any]) -> Group:
+    """A matcher group holding our handlers (no ``matcher`` key when it matches everything)."""
     result: Group = {} if matcher is None else {"matcher": matcher}
-    result["hooks"] = [handler]
+    result["hooks"] = [handler, *more]
     return result
 
 
@@ -173,11 +183,16 @@ def install_block(data: dict[str, Any], block: Block) -> None:
         if not isinstance(groups, list):
             raise ShapeProblem(f"hooks.{event}", "a list of matcher groups", groups)
         places = _our_places(groups)
-        if len(places) == 1 and places[0][0].get("matcher") == wanted.get("matcher"):
+        single = len(wanted["hooks"]) == 1
+        if single and len(places) == 1 and places[0][0].get("matcher") == wanted.get("matcher"):
             item, index = places[0]
             if item["hooks"][index] != wanted["hooks"][0]:
                 item["hooks"][index] = copy.deepcopy(wanted["hooks"][0])
             continue
+        if not single and [item for item, _ in places] == [places[0][0]] * len(places):
+            item = places[0][0]
+            if item["hooks"] == wanted["hooks"] and item.get("matcher") == wanted.get("matcher"):
+                continue  # already ours, as wanted
         kept, _ = _strip_ours(groups)
         hooks[event] = [*kept, copy.deepcopy(wanted)]
 

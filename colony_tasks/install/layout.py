@@ -71,6 +71,16 @@ def plugin_hooks() -> dict[str, Any]:
             "timeout": timeout,
         }
         group: dict[str, Any] = {"hooks": [handler]}
+        if event.name == hookblock.WAIT_EVENT:
+            # Claude Code's background wait (Codex skips async handlers).
+            group["hooks"].append(
+                {
+                    "type": "command",
+                    "command": f'"{PLUGIN_COMMAND}" hook {hookblock.WAIT_SLUG}',
+                    "timeout": hookblock.WAIT_TIMEOUT,
+                    **hookblock.WAIT_FIELDS,
+                }
+            )
         matcher = _shared_matcher(event)
         if matcher:
             group = {"matcher": matcher, **group}

@@ -25,7 +25,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from . import claude, codex
-from .hookblock import events_for, is_our_handler
+from .hookblock import WAIT_EVENT, WAIT_SLUG, events_for, is_our_handler
 from .locate import codex_home
 
 CODEX_TRUST_STEP = (
@@ -47,8 +47,21 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+#: How doctor names Claude Code's background Stop wait (hookblock.WAIT_SLUG) when it is missing.
+WAIT_NAME = "Stop (the background wait that wakes an idle session)"
+
+
+def _is_our_wait(handler: Any) -> bool:
+    if not is_our_handler(handler) or handler.get("asyncRewake") is not True:
+        return False
+    args = handler.get("args")
+    words = args if isinstance(args, list) else str(handler.get("command", "")).split()
+    return WAIT_SLUG in words
+
+
 def _our_events(path: Path) -> set[str]:
-    """The events under which ``path`` holds a colony-tasks handler."""
+    """The events under which ``path`` holds a colony-tasks handler (and :data:`WAIT_NAME`
+    for Claude Code's background wait)."""
     hooks = _json(path).get("hooks")
     if not isinstance(hooks, dict):
         return set()
@@ -58,6 +71,8 @@ def _our_events(path: Path) -> set[str]:
             handlers = group.get("hooks") if isinstance(group, dict) else None
             if any(is_our_handler(h) for h in handlers or []):
                 found.add(event)
+            if event == WAIT_EVENT and any(_is_our_wait(h) for h in handlers or []):
+                found.add(WAIT_NAME)
     return found
 
 
@@ -71,7 +86,8 @@ def missing_events(path: Path, agent: str) -> list[str]:
     have = _our_events(path)
     if not have:
         return []
-    return [e.name for e in events_for(agent) if e.name not in have]
+    wanted = [e.name for e in events_for(agent)] + ([WAIT_NAME] if agent == "claude" else [])
+    return [name for name in wanted if name not in have]
 
 
 def _codex_config() -> dict[str, Any]:

@@ -80,6 +80,9 @@ class Posted(BaseModel):
     author: str
     to: str | None = None
     delivery: dict[str, str]
+    # Per recipient, when it will see the item: "waking" (it idles and is woken now), "next
+    # turn", "next hook, or before it stops", "woke", "ended: re-address it to the lane".
+    reach: dict[str, str] | None = None
 
 
 class PostResult(Posted):  # an answer: ok=false with a message when someone answered first
@@ -211,6 +214,7 @@ def posted(result: Any, model: type[Posted] = Posted) -> Posted:
         author=result.author,
         to=result.to,
         delivery=delivery(result.recipients),
+        reach={r["handle"]: r["wake"] for r in result.recipients if r.get("wake")} or None,
         **extra,
     )
 

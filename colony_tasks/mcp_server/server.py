@@ -17,7 +17,8 @@ import anyio
 import anyio.abc
 from mcp.server.mcpserver import MCPServer
 
-from colony_tasks import __version__
+from colony_tasks import __version__, backend, procs
+from colony_tasks.relay import wire
 from colony_tasks.store import Store, open_default
 
 from . import background
@@ -141,12 +142,27 @@ async def serve_stdio(server: MCPServer, lifespan: Lifespan) -> None:
                 task_status.started()
                 async for signum in received:
                     log.info("Stopping on signal %d.", signum)
+                    release_waits()
                     await lifespan.shutdown()
                     exit_now(0)
 
         await group.start(stop_on_signal)
         await server.run_stdio_async()
+        release_waits()
         group.cancel_scope.cancel()
+
+
+def release_waits() -> None:
+    """The agent that started this server is shutting down (it stops its MCP servers first):
+    the relay ends the wake waits of its sessions now (see :mod:`colony_tasks.relay.waits`)."""
+    pid = procs.agent_pid(cheap=True)
+    if pid is None:
+        return
+    try:
+        url = backend.store_url()
+        wire.closing(backend.store_key(url) if url else wire.LOCAL_KEY, pid)
+    except Exception as error:  # noqa: BLE001 - stopping never fails on this
+        log.info("Could not tell the relay: %s", error)
 
 
 def serve(log_level: LogLevel = "WARNING") -> None:

@@ -83,7 +83,7 @@ def _run(
             return events.before_tool(store, event, tool)
         return events.after_tool(store, event, tool, failed=name == "post-tool-use-failure")
     if name == "stop":
-        return events.stop(store, event)
+        return events.stop(store, event, request.get("active") is True)
     if name == "stop-failure":
         return events.stop_failure(store, event, _text(request, "error"))
     if name == "notification":
@@ -105,7 +105,11 @@ def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
                 return {}
             result = _run(store, name, event, tool, request)
     context, deny = briefing.render(store, result)
-    return {"context": context, "deny": deny}
+    reply = {"context": context, "deny": deny}
+    block = briefing.stop_reason(store, result)
+    if block:
+        reply["block"] = block
+    return reply
 
 
 def apply_here(

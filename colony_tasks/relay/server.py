@@ -41,6 +41,7 @@ from ..redact import redact
 from ..store import Store, open_local
 from . import apply as apply_mod
 from . import wire
+from .waits import Waits
 
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
 SERVE_WAIT = 5.0
@@ -84,6 +85,7 @@ class Relay:
         self._search_lock = threading.Lock()
         self.listener: socket.socket | None = None
         self.socket_file = ""
+        self.waits = Waits(self.wake_store)
 
     # -- the socket: one request per connection --------------------------------------------
 
@@ -104,8 +106,18 @@ class Relay:
                     return
                 data += chunk
             request = json.loads(data)
-            reply = self.answer(request) if isinstance(request, dict) else {"error": "bad request"}
-            conn.sendall(json.dumps(reply).encode() + b"\n")
+            if not isinstance(request, dict):
+                reply: dict[str, Any] = {"error": "bad request"}
+            elif request.get("op") == "wait" and request.get("v") == wire.VERSION:
+                reply = self.wait(request, conn)
+            else:
+                reply = self.answer(request)
+            try:
+                conn.sendall(json.dumps(reply).encode() + b"\n")
+            except OSError:
+                if reply.get("ids"):  # a woken client gone: its items go back to pending
+                    self.waits.unclaim(reply, str(request.get("session")))
+                raise
         except (OSError, ValueError):
             pass
         finally:
@@ -129,7 +141,26 @@ class Relay:
             return {"retire": True}
         if op == "search":
             return self.search(request)
-        return self.event(request)
+        if op == "nudge":
+            self.waits.nudge()
+            return {}
+        if op == "closing":
+            pid = request.get("pid")
+            return {"ended": self.waits.closing(pid) if isinstance(pid, int) else 0}
+        reply = self.event(request)
+        self.waits.saw(request)
+        return reply
+
+    def wait(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any]:
+        """A wake wait (:mod:`.waits`): held until an item wakes the session or the wait ends."""
+        if self.retiring or self.stopping:
+            return {"retire": True}
+        conn.settimeout(None)
+        return self.waits.hold(request, conn)
+
+    def wake_store(self) -> Store | None:
+        """The store the wake waits ask (None: unreachable just now)."""
+        raise NotImplementedError
 
     def event(self, request: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
@@ -141,6 +172,7 @@ class Relay:
             "backend": self.backend,
             "served": self.served,
             "searches": self.searches,
+            "waits": len(self.waits.waiters),
             "work_seconds": self.work_seconds,
             "started": self.started,
             "rss_kb": _rss_kb(),
@@ -188,6 +220,7 @@ class Relay:
             first = not self.retiring
             self.retiring = True
             self.cond.notify_all()
+        self.waits.close({"retire": True})
         if first and self.listener is not None:
             # New clients find no socket (and start a relay of their version); the accept
             # loop wakes up and ends.
@@ -204,6 +237,7 @@ class Relay:
         with self.cond:
             self.stopping = True
             self.cond.notify_all()
+        self.waits.close({"done": "relay stopped"})
 
     def idle(self) -> bool:
         return self.in_flight == 0 and time.monotonic() - self.last_request > IDLE_EXIT
@@ -226,6 +260,7 @@ class LocalRelay(Relay):
     def __init__(self) -> None:
         super().__init__(wire.LOCAL_KEY)
         self.store = open_local()
+        self.store.clear_wake_holds()  # a dead relay's: its waiting clients are gone too
         self.last_prune = 0.0
         self.tick()
 
@@ -247,6 +282,9 @@ class LocalRelay(Relay):
         return reply
 
     def search_store(self) -> Store:
+        return self.store
+
+    def wake_store(self) -> Store:
         return self.store
 
     def tick(self) -> None:

@@ -61,6 +61,7 @@ class TeamRelay(Relay):
         self.last_prune = time.time()
         self.prune = False
         self._search_store: PgStore | None = None
+        self._wake_store: PgStore | None = None
         self.busy_since: float | None = None
         self.busy_limit = SLOW_EVENT
         self.worker = threading.Thread(target=self.work, name="relay-worker", daemon=True)
@@ -236,6 +237,16 @@ class TeamRelay(Relay):
                 return None
         return self._search_store
 
+    def wake_store(self) -> PgStore | None:
+        """The wake waits' own connection (they ask once a second while sessions wait)."""
+        if self._wake_store is None:
+            try:
+                self._wake_store = PgStore(self.url, timeout=CONNECT_TIMEOUT)
+            except Exception as error:  # noqa: BLE001
+                paths.log(f"relay: waits could not reach the team store: {type(error).__name__}")
+                return None
+        return self._wake_store
+
     def idle(self) -> bool:
         return super().idle() and not self.outbox.counts()["pending"]
 
@@ -254,5 +265,6 @@ class TeamRelay(Relay):
             self.worker.join(SERVE_WAIT)
         if self.store is not None:
             self.store.close()
-        if self._search_store is not None:
-            self._search_store.close()
+        for extra in (self._search_store, self._wake_store):
+            if extra is not None:
+                extra.close()

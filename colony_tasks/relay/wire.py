@@ -152,3 +152,10 @@ def search(store_key: str, options: dict[str, Any]) -> dict[str, Any] | None:
     if reply is None or "hits" not in reply:
         return None
     return reply
+
+
+def closing(store_key: str, agent_pid: int) -> None:
+    """Tell this user's relay that the agent process ``agent_pid`` is shutting down: the wake
+    waits of its sessions end (see :mod:`colony_tasks.relay.waits`). No relay: nothing to do."""
+    if enabled():
+        request_once(store_key, {"op": "closing", "pid": agent_pid}, 0.5)

@@ -85,6 +85,13 @@ class Store(
     serving hooks) does not load them; there is no import cycle to dodge.
     """
 
+    def data_version(self) -> int | None:
+        """A number that changes when another connection commits to the database (SQLite's
+        ``PRAGMA data_version``: read from shared memory, no disk access); None where the
+        backend has none (the relay then asks the store at a fixed interval)."""
+        row = self._one("PRAGMA data_version")
+        return int(row[0]) if row else None
+
     @cached_property
     def vectors(self) -> Vectors:
         """Embeddings and the backfill's leases (:mod:`.vectors`; imported on first use)."""

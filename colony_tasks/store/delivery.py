@@ -26,21 +26,114 @@ class DeliveryMixin(StoreBase):
 
     def recipients(self, obs_id: int) -> list[dict[str, Any]]:
         rows = self._all(
-            "SELECT r.session_id, s.handle, r.state, r.delivered_at FROM recipients r"
+            "SELECT r.session_id, s.handle, r.state, r.delivered_at, r.via, s.wake_since,"
+            " s.agent FROM recipients r"
             " JOIN sessions s ON s.id = r.session_id WHERE r.observation_id = ? ORDER BY s.handle",
             (obs_id,),
         )
         return [dict(r) for r in rows]
 
-    def mark_delivered(self, session_id: str, obs_ids: Sequence[int]) -> None:
+    def mark_delivered(
+        self, session_id: str, obs_ids: Sequence[int], *, via: str | None = None
+    ) -> None:
+        """``via``: how, when not by the session's own next hook ('wake', 'stop'); its
+        senders are then told (:meth:`woken_for_sender`)."""
         if not obs_ids:
             return
         marks = ",".join("?" * len(obs_ids))
         self._run(
-            f"UPDATE recipients SET state = 'delivered', delivered_at = ? WHERE session_id = ?"
-            f" AND state = 'pending' AND observation_id IN ({marks})",
-            (self.now(), session_id, *obs_ids),
+            f"UPDATE recipients SET state = 'delivered', delivered_at = ?, via = ?"
+            f" WHERE session_id = ? AND state = 'pending' AND observation_id IN ({marks})",
+            (self.now(), via, session_id, *obs_ids),
         )
+
+    def unmark_delivered(self, session_id: str, obs_ids: Sequence[int]) -> None:
+        """Undo a delivery that did not happen (a woken client gone before its reply)."""
+        if not obs_ids:
+            return
+        marks = ",".join("?" * len(obs_ids))
+        self._run(
+            "UPDATE recipients SET state = 'pending', delivered_at = NULL, via = NULL"
+            f" WHERE session_id = ? AND state = 'delivered' AND observation_id IN ({marks})",
+            (session_id, *obs_ids),
+        )
+
+    # -- waking idle sessions (colony_tasks.wake holds the rule; these are its queries) -----
+
+    @staticmethod
+    def _wakes(directed: Sequence[str], anyhow: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+        """The SQL condition on ``o`` for an item that wakes its recipient: urgent, of a kind
+        in ``anyhow``, or addressed (``to_target``) and of a kind in ``directed``."""
+        d_marks, a_marks = ",".join("?" * len(directed)), ",".join("?" * len(anyhow))
+        return (
+            f" AND (o.urgent = 1 OR o.kind IN ({a_marks})"
+            f" OR (o.to_target IS NOT NULL AND o.kind IN ({d_marks})))",
+            (*(str(k) for k in anyhow), *(str(k) for k in directed)),
+        )
+
+    def pending_wake(
+        self, session_id: str, directed: Sequence[str], anyhow: Sequence[str], limit: int = 50
+    ) -> list[Observation]:
+        """Undelivered items for the session that wake it (see :meth:`_wakes`), oldest first."""
+        condition, params = self._wakes(directed, anyhow)
+        rows = self._all(
+            f"SELECT {OBS_COLUMNS} FROM recipients r JOIN observations o ON o.id = r.observation_id"
+            " LEFT JOIN sessions s ON s.id = o.session_id"
+            f" WHERE r.session_id = ? AND r.state = 'pending'{condition} ORDER BY o.id LIMIT ?",
+            (session_id, *params, limit),
+        )
+        return [row_to_observation(r) for r in rows]
+
+    def sessions_to_wake(
+        self, session_ids: Sequence[str], directed: Sequence[str], anyhow: Sequence[str]
+    ) -> dict[str, bool]:
+        """One query for every waiting session: ``{session_id: ended}`` for those that ended
+        or have an item that wakes them."""
+        if not session_ids:
+            return {}
+        marks = ",".join("?" * len(session_ids))
+        condition, params = self._wakes(directed, anyhow)
+        rows = self._all(
+            f"SELECT s.id, s.ended_at IS NOT NULL FROM sessions s WHERE s.id IN ({marks})"
+            " AND (s.ended_at IS NOT NULL OR EXISTS (SELECT 1 FROM recipients r"
+            " JOIN observations o ON o.id = r.observation_id"
+            f" WHERE r.session_id = s.id AND r.state = 'pending'{condition}))",
+            (*session_ids, *params),
+        )
+        return {r[0]: bool(r[1]) for r in rows}
+
+    def woken_for_sender(self, session_id: str) -> list[dict[str, Any]]:
+        """Items by this session that woke their recipient or kept it from stopping, once each:
+        they are marked told."""
+        with self.transaction():
+            rows = [
+                dict(r)
+                for r in self._all(
+                    "SELECT r.observation_id, r.session_id AS recipient, r.via,"
+                    " s.handle AS recipient_handle, o.kind FROM recipients r"
+                    " CROSS JOIN observations o ON o.id = r.observation_id"
+                    " JOIN sessions s ON s.id = r.session_id"
+                    " WHERE o.session_id = ? AND r.via IS NOT NULL AND r.told_at IS NULL"
+                    " ORDER BY o.id",
+                    (session_id,),
+                )
+            ]
+            if rows:
+                now = self.now()
+                self.conn.executemany(
+                    "UPDATE recipients SET told_at = ? WHERE observation_id = ? AND session_id = ?",
+                    [(now, r["observation_id"], r["recipient"]) for r in rows],
+                )
+        return rows
+
+    def has_woken(self, session_id: str) -> bool:
+        row = self._one(
+            # CROSS JOIN: the small partial index of untold wakes first (see has_undeliverable).
+            "SELECT 1 FROM recipients r CROSS JOIN observations o ON o.id = r.observation_id"
+            " WHERE o.session_id = ? AND r.via IS NOT NULL AND r.told_at IS NULL LIMIT 1",
+            (session_id,),
+        )
+        return row is not None
 
     def recipient_of(
         self, session_id: str, obs_ids: Sequence[int], *, delivered: bool = False

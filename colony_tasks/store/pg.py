@@ -380,6 +380,9 @@ class PgStore(Store):
     def address(self) -> str:
         return self.url
 
+    def data_version(self) -> int | None:
+        return None  # PostgreSQL has no such counter: see Store.data_version
+
     @cached_property
     def admin(self) -> PgAdmin:
         return PgAdmin(self)

@@ -248,6 +248,15 @@ CREATE TABLE read_notes (
 );
 """
 
+# Waking an idle session (SQLite migration 15 adds the same columns and index).
+WAKE = """
+ALTER TABLE recipients ADD COLUMN via TEXT;
+ALTER TABLE recipients ADD COLUMN told_at DOUBLE PRECISION;
+ALTER TABLE sessions ADD COLUMN wake_since DOUBLE PRECISION;
+ALTER TABLE sessions ADD COLUMN stop_blocks INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX recipients_woke ON recipients(observation_id) WHERE via IS NOT NULL AND told_at IS NULL;
+"""
+
 # Team members act only as themselves (SQLite migration 16 hashes the session keys too).
 # The database role is the developer: a session belongs to the role that inserted it
 # (``owner``, set by the server). Every role but the tables' owner (the admin, who runs
@@ -389,7 +398,10 @@ BEGIN
     IF TG_OP = 'UPDATE' AND TG_TABLE_NAME = 'recipients' THEN
         IF (NEW.observation_id, NEW.session_id) = (OLD.observation_id, OLD.session_id)
             AND (colony_mine(OLD.session_id) OR (colony_mine(author)
-                 AND OLD.state = 'undeliverable' AND NEW.state = 'undeliverable-reported')) THEN
+                 AND OLD.state = 'undeliverable' AND NEW.state = 'undeliverable-reported')
+              -- the author is told once that its item woke its recipient (colony_tasks.wake)
+              OR (colony_mine(author) AND OLD.told_at IS NULL AND NEW.told_at IS NOT NULL
+                 AND (NEW.state, NEW.via) IS NOT DISTINCT FROM (OLD.state, OLD.via))) THEN
             RETURN NEW;
         END IF;
     END IF;
@@ -597,6 +609,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "team_identity", TEAM_IDENTITY),
     Migration(13, "claim_globs_index", CLAIM_GLOBS),
     Migration(14, "session_waiting", SESSION_WAITING),
+    Migration(15, "wake", WAKE),
     Migration(16, "member_rights", MEMBER_RIGHTS),
 )
 

@@ -327,6 +327,19 @@ CREATE TABLE read_notes (
 ) WITHOUT ROWID;
 """
 
+# Waking an idle session (colony_tasks.wake): ``recipients.via`` says how an item reached its
+# recipient when not by its own next hook ('wake': a background wait woke the idle session;
+# 'stop': Codex's stop gate kept it working), ``told_at`` when its sender was told so (once).
+# ``sessions.wake_since``: the session idles with a wake wait held (the relay's), since when;
+# ``stop_blocks``: how many stops in a row the stop gate has held back.
+WAKE = """
+ALTER TABLE recipients ADD COLUMN via TEXT;
+ALTER TABLE recipients ADD COLUMN told_at REAL;
+ALTER TABLE sessions ADD COLUMN wake_since REAL;
+ALTER TABLE sessions ADD COLUMN stop_blocks INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX recipients_woke ON recipients(observation_id) WHERE via IS NOT NULL AND told_at IS NULL;
+"""
+
 # Session keys are derived on the session's machine and stored only as a hash
 # (colony_tasks.keys): the raw keys of older versions are dropped; each session gets its hash
 # at its next SessionStart. PostgreSQL migration 16 does the same and adds the member guards.
@@ -350,6 +363,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "team_identity", TEAM_IDENTITY),
     Migration(13, "claim_globs_index", CLAIM_GLOBS),
     Migration(14, "session_waiting", SESSION_WAITING),
+    Migration(15, "wake", WAKE),
     Migration(16, "session_key_hashes", SESSION_KEY_HASHES),
 )
 

@@ -131,6 +131,21 @@ class SessionsMixin(StoreBase):
         params.append(session_id)
         self._run(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", params)
 
+    def set_wake_since(self, session_id: str, since: float | None) -> None:
+        """The session idles with a wake wait held since ``since`` (None: no longer)."""
+        self._run("UPDATE sessions SET wake_since = ? WHERE id = ?", (since, session_id))
+
+    def clear_wake_holds(self) -> None:
+        """No wake wait is held (a relay starts: any hold left is a dead relay's)."""
+        self._run("UPDATE sessions SET wake_since = NULL WHERE wake_since IS NOT NULL")
+
+    def stop_blocks(self, session_id: str) -> int:
+        row = self._one("SELECT stop_blocks FROM sessions WHERE id = ?", (session_id,))
+        return int(row[0]) if row else 0
+
+    def set_stop_blocks(self, session_id: str, count: int) -> None:
+        self._run("UPDATE sessions SET stop_blocks = ? WHERE id = ?", (count, session_id))
+
     def set_waiting(self, session_id: str, waiting: str) -> None:
         """What the live session now waits on ('' for nothing; see migration 13), from now."""
         self._run(

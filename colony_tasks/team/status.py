@@ -59,6 +59,7 @@ def status(url: str | None) -> dict[str, Any]:
         "socket": socket_path(key),
         "relay_version": said.get("version"),
         "events_served": said.get("served"),
+        "wake_waits": said.get("waits"),
         "relay_rss_kb": said.get("rss_kb"),
     }
     if url:
@@ -91,6 +92,8 @@ def relay_detail(info: dict[str, Any]) -> str:
         )
     elif info.get("events_served") is not None:
         detail += f", {info['events_served']} events served"
+        if info.get("wake_waits"):
+            detail += f", {info['wake_waits']} idle sessions waiting to be woken"
     return detail
 
 

@@ -62,6 +62,13 @@ class Run:
         assert self.process.returncode == 0, f"{self.agent} failed:\n{self.output[-4000:]}"
         return self
 
+    def send(self, prompt: str) -> None:
+        """One more user message to a streaming session (:meth:`Sandbox.claude_session`)."""
+        assert self.process.stdin is not None
+        message = {"type": "user", "message": {"role": "user", "content": prompt}}
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
     def hook_problems(self) -> list[str]:
         text = self.output + "\n" + self.debug
         return [line for line in text.splitlines() if HOOK_PROBLEMS.search(line)]
@@ -168,12 +175,14 @@ class Sandbox:
 
     # --- agents ----------------------------------------------------------------------------
 
-    def _start(self, agent: str, command: list[str], env: dict[str, str], server, log=None) -> Run:
+    def _start(
+        self, agent: str, command: list[str], env: dict[str, str], server, log=None, stdin=None
+    ) -> Run:
         process = subprocess.Popen(
             command,
             cwd=self.repo,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -202,6 +211,31 @@ class Sandbox:
             *extra,
         ]
         return self._start("claude", command, env, server, log)
+
+    def claude_session(self, server: MessagesServer, prompt: str) -> Run:
+        """A Claude Code session that stays open between turns, idle like an interactive one:
+        ``-p`` with stream-json input, the first user message ``prompt``; :meth:`Run.send`
+        sends more, :meth:`Run.finish` closes its input (the session then ends)."""
+        log = self.home / f"claude-debug-{len(self.runs)}.txt"
+        env = {**self.env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.port}"}
+        command = [
+            self.toolchain.claude,
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "acceptEdits",
+            "--allowedTools",
+            "mcp__colony-tasks",
+            "--debug-file",
+            str(log),
+        ]
+        run = self._start("claude", command, env, server, log, stdin=subprocess.PIPE)
+        run.send(prompt)
+        return run
 
     def codex(
         self, server: ResponsesServer, prompt: str, *config: str, plugins: bool = False

@@ -126,6 +126,12 @@ def our_handlers(data: dict) -> list[tuple[str, dict]]:
     ]
 
 
+def claude_events() -> list[str]:
+    """The events of our Claude Code handlers, in order: Stop twice (its background wait)."""
+    names = [e.name for e in EVENTS]
+    return [*names[: names.index("Stop") + 1], "Stop", *names[names.index("Stop") + 1 :]]
+
+
 def cli_run(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
@@ -186,7 +192,16 @@ def test_user_scope_writes_hooks_and_mcp_servers_under_the_home(homes: Homes) ->
     assert [c.path for c in plan.changes] == [*homes.all, homes.codex_record]
     assert {c.status for c in plan.changes} == {"created"}
     claude = load(homes.claude_settings)
-    assert [e for e, _ in our_handlers(claude)] == [e.name for e in EVENTS]
+    assert [e for e, _ in our_handlers(claude)] == claude_events()
+    # Stop also runs the background wait that wakes an idle session (docs/wake.md).
+    assert claude["hooks"]["Stop"][0]["hooks"][1] == {
+        "type": "command",
+        "command": EXE,
+        "args": ["hook", "wait", "--agent", "claude"],
+        "timeout": 24 * 3600,
+        "async": True,
+        "asyncRewake": True,
+    }
     codex_events = [e for e, _ in our_handlers(load(homes.codex_hooks))]
     assert codex_events == [e.name for e in events_for("codex")]
     assert "PostToolUseFailure" not in codex_events and "SubagentStart" in codex_events
@@ -435,7 +450,7 @@ def test_reinstall_from_another_venv_replaces_rather_than_duplicates(homes: Home
 
     for path, agent in ((homes.claude_settings, "claude"), (homes.codex_hooks, "codex")):
         handlers = our_handlers(load(path))
-        assert len(handlers) == len(events_for(agent))
+        assert len(handlers) == len(events_for(agent)) + (agent == "claude")  # + the wait
         assert all(OTHER_EXE not in json.dumps(h) for _, h in handlers)
     assert (
         tomlkit.parse(homes.codex_config.read_text())["mcp_servers"]["colony-tasks"]["command"]
@@ -688,9 +703,12 @@ def test_committed_plugin_files_equal_the_generated_ones() -> None:
 def test_plugin_files_run_the_launcher_for_both_agents() -> None:
     hooks = layout.plugin_hooks()
     handlers = our_handlers(hooks)
-    assert [e for e, _ in handlers] == [e.name for e in EVENTS]
+    assert [e for e, _ in handlers] == claude_events()
     for event, handler in handlers:
         slug = next(e.slug for e in EVENTS if e.name == event)
+        if handler.get("asyncRewake"):  # the background wait (Codex skips async handlers)
+            assert (event, handler.get("async")) == ("Stop", True)
+            slug = "wait"
         # Shell form, as Codex needs; the launcher adds --agent.
         assert handler["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/bin/colony-tasks" hook {slug}'
     pre = hooks["hooks"]["PreToolUse"][0]["matcher"]
@@ -804,3 +822,19 @@ def test_doctor_names_the_events_an_older_install_lacks(homes: Homes) -> None:
     assert len(problems) == 1
     assert str(homes.claude_settings) in problems[0]
     assert "SubagentStart, StopFailure" in problems[0] and "install` again" in problems[0]
+
+
+def test_doctor_names_a_missing_background_wait(homes: Homes) -> None:
+    from colony_tasks.install import status
+
+    run("install", command=EXE)
+    settings = load(homes.claude_settings)
+    del settings["hooks"]["Stop"][0]["hooks"][1]  # an install from before waking existed
+    write_json(homes.claude_settings, settings)
+
+    problems, _ = status.report(None)
+
+    assert len(problems) == 1
+    assert "Stop (the background wait that wakes an idle session)" in problems[0]
+    run("install", command=EXE)
+    assert status.report(None)[0] == []

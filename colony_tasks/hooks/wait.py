@@ -1,0 +1,119 @@
+"""``colony-tasks hook wait``: Claude Code's background Stop handler that wakes an idle session.
+
+Installed with ``"async": true, "asyncRewake": true``: Claude Code runs it in the background
+when a turn ends and, when it exits 2, wakes the session at once with its stderr as a system
+reminder. It asks this user's relay to hold a wait for the session (:mod:`colony_tasks.relay.waits`)
+and blocks on that one connection — no polling here; the relay watches for every waiter at once.
+
+- an item that wakes the session arrives (:mod:`colony_tasks.wake`): the item on stderr, exit 2;
+- the session ends, resumes on its own, its agent process dies, waking is turned off, or no
+  relay can be had: exit 0 with nothing said;
+- Claude Code runs in print mode (``-p``) without streaming input: it exits as its turn ends,
+  nothing can wake it, so this exits 0 at once.
+
+Codex runs no background handlers (its stop gate is :func:`colony_tasks.wake.stop_gate`): for
+Codex this exits 0 at once. Standard library only, like every hook client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from .. import backend, paths
+from ..procs import agent_pid, command_line
+from ..relay import wire
+from .payload import detect_agent, text
+
+#: How long one wait lasts; the installed handler's timeout is longer (see
+#: :data:`colony_tasks.install.hookblock.WAIT_TIMEOUT`), so the wait ends on its own first.
+WAIT_SECONDS = 23 * 3600
+#: A relay that is not up yet, or died mid-wait: ask again, this many times.
+ATTEMPTS = 6
+RETRY_PAUSE = 0.3
+
+
+def _store_key() -> str:
+    url = backend.store_url()
+    return backend.store_key(url) if url else wire.LOCAL_KEY
+
+
+def wait(session: str, pid: int | None) -> str | None:
+    """Hold a wait in the relay; the text to wake the session with, or None."""
+    if not wire.enabled():
+        return None
+    path = wire.socket_path(_store_key())
+    request = {"op": "wait", "session": session, "pid": pid, "for": WAIT_SECONDS}
+    spawned = False
+    for _ in range(ATTEMPTS):
+        try:
+            reply = wire.ask(path, request, WAIT_SECONDS + 60)
+        except wire.NoRelay:
+            if not spawned:
+                wire.spawn()
+                spawned = True
+            time.sleep(RETRY_PAUSE)
+            continue
+        if reply is not None and reply.get("wake"):
+            return str(reply["wake"])
+        if reply is not None:
+            # The wait ended: the session ended, resumed, waking is off — or the relay retires
+            # for an upgrade, and this process runs the old code: the next Stop waits anew.
+            return None
+        if pid is not None and not _alive(pid):
+            return None
+        time.sleep(RETRY_PAUSE)  # the relay died mid-wait: the next one serves us
+    return None
+
+
+def wakeable(pid: int | None) -> bool:
+    """Whether the agent can be woken at all: Claude Code in print mode (``-p``) without
+    streaming input exits as its turn ends (and would hold its exit 30 s for a background
+    handler that waits). Unknown (no /proc): assume it can; its MCP server ends the wait."""
+    args = command_line(pid) if pid is not None else None
+    if not args:
+        return True
+    printing = any(a in ("-p", "--print") for a in args)
+    streaming = "--input-format=stream-json" in args or any(
+        a == "--input-format" and b == "stream-json" for a, b in zip(args, args[1:], strict=False)
+    )
+    return not printing or streaming
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def run(args: list[str]) -> int:
+    """Entry point: 2 with the wake text on stderr, else 0. Fails open (0, logged)."""
+    try:
+        raw = sys.stdin.buffer.read(1 << 20) if sys.stdin else b""
+        payload = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
+        if not isinstance(payload, dict):
+            return 0
+        agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
+        if (agent or detect_agent(payload, "stop")) != "claude":
+            return 0
+        session = text(payload, "session_id")
+        if not session:
+            return 0
+        pid = agent_pid(cheap=False)
+        if not wakeable(pid):
+            return 0
+        found = wait(session, pid)
+        if not found:
+            return 0
+        sys.stderr.write(found + "\n")
+        sys.stderr.flush()
+        return 2
+    except BaseException as error:  # noqa: BLE001 - hooks fail open, always
+        paths.log(f"hook wait failed: {type(error).__name__}: {backend.redact_url(str(error))}")
+        return 0
