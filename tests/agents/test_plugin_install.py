@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from colony_tasks.install.layout import plugin_hooks
+
 from .model_server import MessagesServer, ResponsesServer, context, say, texts
 from .sandbox import Sandbox
 from .wheelhouse import build
@@ -68,8 +70,11 @@ def built_environments(root: Path) -> list[Path]:
 def test_claude_plugin_validate_passes_on_the_repository(sandbox):
     result = sandbox.run(sandbox.toolchain.claude, "plugin", "validate", str(CHECKOUT))
     assert "✔ Validation passed" in result.stdout, result.stdout
-    # Each of the plugin's parts is recognised: ten hook events, the MCP server, the launcher.
-    assert len(re.findall(r"❯ hooks: ", result.stdout)) == 10, result.stdout
+    # Each of the plugin's parts is recognised: every hook handler, the MCP server, the launcher.
+    handlers = [
+        h for groups in plugin_hooks()["hooks"].values() for g in groups for h in g["hooks"]
+    ]
+    assert len(re.findall(r"❯ hooks: ", result.stdout)) == len(handlers), result.stdout
     assert "❯ mcpServers: colony-tasks stdio" in result.stdout
 
 

@@ -553,8 +553,10 @@ def test_the_core_s_cross_developer_steps_pass_the_server_s_rules_and_nothing_el
     actions.chain_add(alice, a, chain, b.handle, "your turn")
     actions.chain_say(bob, b, chain, "looks good")
     assert actions.chain_show(alice, chain)[0].turn_holder == a.handle
-    # A blocker alice reported: bob resolves it. Alice's lapsed claim: bob's sweep ends it.
-    blocker = actions.report_blocker(alice, a, "CI is red").id
+    # A blocker alice reported, waiting on bob: bob resolves it (the core's rule: its
+    # reporter, the session it waits on, a coordinator or a human). Alice's lapsed claim: bob's
+    # sweep ends it.
+    blocker = actions.report_blocker(alice, a, "CI is red", waiting_on=b.handle).id
     actions.resolve_blocker(bob, b, blocker, "fixed the runner")
     actions.claim(alice, a, ["lapsed.py"])
     alice.cap_claims(a.id, alice.now() - 1)
