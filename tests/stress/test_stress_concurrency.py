@@ -121,7 +121,12 @@ class Run:
         _, sid, agent, variant = job.tag
         event = variant.partition(":")[0]
         check = check_claude if agent == "claude" else check_codex
-        context = context_of(check(event, done.stdout))
+        data = check(event, done.stdout)
+        if event == "stop" and data and data.get("decision") == "block":
+            # Codex's stop gate: urgent items delivered as the session's next prompt.
+            self.delivered[sid].extend(delivered_ids(data["reason"]))
+            return
+        context = context_of(data)
         if event in ("user-prompt-submit", "post-tool-use"):
             got = delivered_ids(context)
             self.delivered[sid].extend(got)
