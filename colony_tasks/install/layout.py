@@ -3,7 +3,8 @@
 The repository is a Claude Code plugin marketplace (``.claude-plugin/marketplace.json``) and a
 Codex one (``.agents/plugins/marketplace.json``), each listing the one plugin at its root:
 ``.claude-plugin/plugin.json`` and ``.codex-plugin/plugin.json``, one shared
-``hooks/hooks.json`` and ``.mcp.json``. Their commands run ``bin/colony-tasks``, which builds
+``hooks/hooks.json``, and the MCP server in ``.mcp.json`` (Claude Code) and
+``.codex-plugin/mcp.json`` (Codex). Their commands run ``bin/colony-tasks``, which builds
 the plugin's own Python environment under the plugin's data folder on first use and then execs
 its console script (and passes ``--agent``: Codex sets ``PLUGIN_ROOT``, Claude Code does not).
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from . import claude, hookblock
+from . import claude, codex, hookblock
 
 PATH_COMMAND = "colony-tasks"
 #: The plugin's launcher (bin/ is also on the Bash tool's PATH while the plugin is enabled).
@@ -94,6 +95,27 @@ def plugin_mcp() -> dict[str, Any]:
     return {"mcpServers": {claude.SERVER_NAME: claude.server_entry(PLUGIN_COMMAND)}}
 
 
+def codex_plugin_mcp() -> dict[str, Any]:
+    """``.codex-plugin/mcp.json``: the same server for Codex, which expands no ``${...}`` in a
+    plugin's MCP file but resolves a relative ``cwd`` against the plugin's folder: the server
+    runs the launcher from there (``sh``, so it needs no executable bit after a copy).
+
+    ``env_vars`` forwards ``COLONY_TASKS_HOME`` as in config.toml (:func:`codex.server_block`);
+    the first session's server may wait for the first-use build, hence the long start timeout.
+    """
+    return {
+        "mcpServers": {
+            codex.SERVER_NAME: {
+                "command": "sh",
+                "args": ["./bin/colony-tasks", "mcp"],
+                "cwd": ".",
+                "env_vars": ["COLONY_TASKS_HOME"],
+                "startup_timeout_sec": FIRST_USE_TIMEOUT,
+            }
+        }
+    }
+
+
 def claude_marketplace() -> dict[str, Any]:
     """``.claude-plugin/marketplace.json``: this repository as a marketplace of one plugin."""
     return {
@@ -113,7 +135,7 @@ def codex_manifest() -> dict[str, Any]:
         "author": {"name": "colony-tasks maintainers"},
         "license": "Apache-2.0",
         "keywords": ["tasks", "coordination", "hooks", "mcp"],
-        "mcpServers": "./.mcp.json",
+        "mcpServers": "./.codex-plugin/mcp.json",
         "interface": {
             "displayName": "colony-tasks",
             "shortDescription": "A shared task thread for the agents on one repository.",
@@ -157,6 +179,7 @@ def generated_files() -> dict[str, str]:
         ".claude-plugin/plugin.json": _dumps(plugin_manifest()),
         ".claude-plugin/marketplace.json": _dumps(claude_marketplace()),
         ".codex-plugin/plugin.json": _dumps(codex_manifest()),
+        ".codex-plugin/mcp.json": _dumps(codex_plugin_mcp()),
         ".agents/plugins/marketplace.json": _dumps(codex_marketplace()),
         "hooks/hooks.json": _dumps(plugin_hooks()),
         ".mcp.json": _dumps(plugin_mcp()),

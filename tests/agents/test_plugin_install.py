@@ -4,9 +4,10 @@ A clean copy of the checkout's tracked files stands for a local clone. The plugi
 builds its Python environment on first use with pip, pointed at a wheelhouse packed from this
 checkout's environment (:mod:`.wheelhouse`): nothing is downloaded.
 
-Codex 0.169 installs the plugin from a local marketplace and runs its hooks, but does not start
-its MCP server: it does not expand ``${CLAUDE_PLUGIN_ROOT}`` in the plugin's ``.mcp.json``
-(the server fails with "No such file or directory"), so only the hooks are checked for Codex.
+Codex 0.169 installs the plugin from a local marketplace, runs its hooks and starts its MCP
+server from ``.codex-plugin/mcp.json`` (Codex expands no ``${...}`` variables there, but resolves
+a relative ``cwd`` against the plugin's folder, so the server runs ``./bin/colony-tasks`` from
+there); its tools are deferred behind ``tool_search``, as for servers registered in config.toml.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 
 from colony_tasks.install.layout import plugin_hooks
 
-from .model_server import MessagesServer, ResponsesServer, context, say, texts
+from .model_server import MessagesServer, ResponsesServer, Step, context, say, search_tools, texts
 from .sandbox import Sandbox
 from .wheelhouse import build
 
@@ -99,7 +100,7 @@ def test_claude_marketplace_add_and_install_then_a_session_is_briefed(sandbox, c
     assert "mcp__plugin_colony-tasks_colony-tasks__task_post" in texts(first)
     # The environment was built once, under the plugin's data folder, from the plugin's root:
     # Claude Code runs a plugin of a local-folder marketplace in place, from that folder.
-    (stamp,) = built_environments(sandbox.home / ".claude" / "plugins")
+    (stamp,) = built_environments(sandbox.home)  # one build, shared by hooks and MCP server
     assert stamp.read_text().strip() == str(clone)
     assert "/plugins/data/colony-tasks-colony-tasks/venv/" in str(stamp)
     assert sandbox.session("claude")["handle"].startswith("claude-")
@@ -119,13 +120,24 @@ def test_codex_marketplace_add_and_plugin_add_then_a_session_is_briefed(sandbox,
     sandbox.write("prices.py", "TAX = 0.19\n")
     sandbox.commit()
 
-    model = ResponsesServer([say("Done.")])
+    model = ResponsesServer(
+        [
+            search_tools("colony-tasks claim a file"),
+            Step(tool="claim_file", namespace="mcp__colony_tasks", args={"paths": ["prices.py"]}),
+            say("Done."),
+        ]
+    )
     with model:
         run = sandbox.codex(model, "Look around", plugins=True).finish()
 
     first = model.main_requests()[0]
     assert BRIEF.search(context(first)), run.output[-3000:]
-    (stamp,) = built_environments(sandbox.home / ".codex")
+    (stamp,) = built_environments(sandbox.home)  # one build, shared by hooks and MCP server
     assert "/plugins/cache/colony-tasks/colony-tasks/" in stamp.read_text()
     assert sandbox.session("codex")["handle"].startswith("codex-")
+    # The plugin's MCP server, found through tool_search, acted as the session that called it.
+    claims = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "claim"]
+    assert [(c["session_id"], c["text"]) for c in claims] == [
+        (sandbox.session("codex")["id"], "claimed prices.py for 60m")
+    ], run.output[-3000:]
     assert not run.hook_problems(), run.hook_problems()

@@ -726,6 +726,14 @@ def test_plugin_files_run_the_launcher_for_both_agents() -> None:
             }
         }
     }
+    # Codex expands no variables in a plugin's MCP file: the launcher runs from the plugin's
+    # folder (a relative cwd), and the store's folder is forwarded as in config.toml.
+    (codex_server,) = layout.codex_plugin_mcp()["mcpServers"].values()
+    assert codex_server["cwd"] == "."
+    assert codex_server["command"] == "sh" and codex_server["args"] == ["./bin/colony-tasks", "mcp"]
+    assert codex_server["env_vars"] == ["COLONY_TASKS_HOME"]
+    assert "${" not in json.dumps(codex_server)
+    assert layout.codex_manifest()["mcpServers"] == "./.codex-plugin/mcp.json"
     example = layout.settings_example()["hooks"]
     assert {h["command"] for _, h in our_handlers({"hooks": example})} == {"colony-tasks"}
 

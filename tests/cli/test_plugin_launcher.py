@@ -7,6 +7,7 @@ arguments, so the launcher's logic runs for real without building anything."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -29,19 +30,23 @@ fi
 """
 
 
+def plugin_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        "PATH": f"{tmp_path / 'tools'}:/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "UV_LOG": str(tmp_path / "uv.log"),
+        "CLAUDE_PLUGIN_ROOT": str(tmp_path / "plugin-1.0"),
+        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
+    }
+
+
 @pytest.fixture
 def plugin(tmp_path: Path):
     tools = tmp_path / "tools"
     tools.mkdir()
     (tools / "uv").write_text(FAKE_UV)
     (tools / "uv").chmod(0o755)
-    env = {
-        "PATH": f"{tools}:/usr/bin:/bin",
-        "HOME": str(tmp_path / "home"),
-        "UV_LOG": str(tmp_path / "uv.log"),
-        "CLAUDE_PLUGIN_ROOT": str(tmp_path / "plugin-1.0"),
-        "CLAUDE_PLUGIN_DATA": str(tmp_path / "data"),
-    }
+    env = plugin_env(tmp_path)
 
     def run(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -113,3 +118,40 @@ def test_without_uv_it_uses_venv_and_pip(plugin, tmp_path: Path):
     assert "could not build" in result.stderr
     assert uv_calls() == [f"python3 -m venv {tmp}/data/venv"]
     assert run("mcp", PATH=str(bare)).returncode == 1
+
+
+def test_codex_mcp_server_uses_the_data_folder_codex_gives_the_hooks(plugin):
+    """Codex starts a plugin's MCP server without PLUGIN_ROOT/PLUGIN_DATA, from a copy of the
+    launcher in its plugin cache: the server finds the environment the hooks built."""
+    run, uv_calls, tmp = plugin
+    codex_home = tmp / "codex"
+    cached = codex_home / "plugins" / "cache" / "market" / "colony-tasks" / "0.2.0"
+    (cached / "bin").mkdir(parents=True)
+    shutil.copy2(LAUNCHER, cached / "bin" / "colony-tasks")
+    hook_data = codex_home / "plugins" / "data" / "colony-tasks-market"
+    codex = {"CLAUDE_PLUGIN_ROOT": "", "CLAUDE_PLUGIN_DATA": ""}
+
+    def launch(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        env = {**plugin_env(tmp), **codex, **extra}
+        return subprocess.run(
+            ["sh", "./bin/colony-tasks", *args], cwd=cached, env=env, capture_output=True, text=True
+        )
+
+    hook = launch("hook", "session-start", PLUGIN_ROOT=str(cached), PLUGIN_DATA=str(hook_data))
+    assert hook.stdout.strip() == "ran hook session-start --agent codex", hook.stderr
+    server = launch("mcp")
+    assert server.stdout.strip() == "ran mcp" and server.stderr == ""
+    assert len(uv_calls()) == 2  # built once, by the hook
+    assert not (tmp / "home" / ".colony-tasks").exists()
+
+
+def test_a_build_lock_left_by_a_killed_builder_is_taken_over(plugin):
+    run, uv_calls, tmp = plugin
+    lock = tmp / "data" / ".building"
+    lock.mkdir(parents=True)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (lock / "pid").write_text(f"{dead.pid}\n")
+    result = run("hook", "session-start")
+    assert result.stdout.strip() == "ran hook session-start --agent claude", result.stderr
+    assert not lock.exists()
