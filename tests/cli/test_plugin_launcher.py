@@ -155,3 +155,39 @@ def test_a_build_lock_left_by_a_killed_builder_is_taken_over(plugin):
     result = run("hook", "session-start")
     assert result.stdout.strip() == "ran hook session-start --agent claude", result.stderr
     assert not lock.exists()
+
+
+def test_a_source_newer_than_the_build_is_rebuilt_at_the_next_session_start(plugin):
+    """A local clone updated in place (`git pull`; Claude Code runs such a plugin in place)."""
+    run, uv_calls, tmp = plugin
+    source = tmp / "plugin-1.0" / "colony_tasks" / "events.py"
+    source.parent.mkdir(parents=True)
+    source.write_text("# 1.0\n")
+    run("hook", "session-start")
+    assert len(uv_calls()) == 2
+    assert run("hook", "session-start").stderr == ""  # unchanged: no build
+    stamp = tmp / "data" / "venv" / ".built-from"
+    built = stamp.stat().st_mtime - 120
+    os.utime(stamp, (built, built))  # built two minutes ago,
+    os.utime(source, (built + 60, built + 60))  # the pull a minute later
+    assert run("hook", "post-tool-use").stdout.strip().startswith("ran hook post-tool-use")
+    assert len(uv_calls()) == 2  # other events trust the stamp
+    rebuilt = run("hook", "session-start")
+    assert "building the plugin's Python environment" in rebuilt.stderr
+    assert len(uv_calls()) == 4
+    assert run("mcp").stderr == ""  # the new build is newer than the source
+
+
+def test_compiled_files_alone_do_not_trigger_a_rebuild(plugin):
+    run, uv_calls, tmp = plugin
+    package = tmp / "plugin-1.0" / "colony_tasks"
+    package.mkdir(parents=True)
+    run("hook", "session-start")
+    stamp = tmp / "data" / "venv" / ".built-from"
+    built = stamp.stat().st_mtime - 120
+    os.utime(stamp, (built, built))
+    cache = package / "__pycache__" / "events.cpython-311.pyc"
+    cache.parent.mkdir()
+    cache.write_text("")  # written now, after the build
+    assert run("mcp").stderr == ""
+    assert len(uv_calls()) == 2
