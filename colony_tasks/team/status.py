@@ -44,7 +44,10 @@ def relay_pid(url: str | None) -> int | None:
 
 def status(url: str | None) -> dict[str, Any]:
     """The relay (pid, socket, and what it says of itself when it answers) and, in team mode,
-    the outbox."""
+    the outbox. A URL no store could use is refused first (Misconfigured), before an outbox
+    file is made for it."""
+    if url:
+        backend.check_url(url)
     key = _key(url)
     pid = relay_pid(url)
     said: dict[str, Any] = {}

@@ -184,3 +184,13 @@ def test_doctor_and_cli_word_a_damaged_database_alike(tmp_path: Path, monkeypatc
     monkeypatch.delenv("COLONY_TASKS_DATABASE_URL", raising=False)
     result = CliRunner().invoke(cli, ["status"])
     assert result.output.strip() == f"Error: {failure['detail']}"
+
+
+@pytest.mark.parametrize("broken", ["unsupported scheme", "misspelt sslmode"], indirect=True)
+def test_relay_status_refuses_a_url_no_store_could_use_and_makes_no_outbox(
+    broken: str, tmp_path: Path
+):
+    result = CliRunner().invoke(cli, ["relay", "status"])
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: ") and SECRET not in result.output
+    assert not list(tmp_path.glob("colony-home/outbox-*"))
