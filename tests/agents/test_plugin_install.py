@@ -16,13 +16,23 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from colony_tasks.install.layout import plugin_hooks
 
-from .model_server import MessagesServer, ResponsesServer, Step, context, say, search_tools, texts
+from .model_server import (
+    MessagesServer,
+    ResponsesServer,
+    Step,
+    arguments,
+    context,
+    say,
+    search_tools,
+    texts,
+)
 from .sandbox import Sandbox
 from .wheelhouse import build
 
@@ -62,6 +72,26 @@ def offline_pip(sandbox: Sandbox, wheels: Path) -> None:
         {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
     )
     (sandbox.home / ".local" / "bin" / "colony-tasks").unlink()
+
+
+def wait_for_mcp_server(store: Path, timeout: float = 120.0) -> None:
+    """Until a ``colony-tasks mcp`` process holds ``store`` open (Linux's /proc), plus a second
+    for the agent's handshake and tool listing."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if b"mcp" not in args or not any(a.endswith(b"colony-tasks") for a in args):
+                    continue
+                fds = Path(f"/proc/{pid}/fd")
+                if any(os.readlink(fds / fd) == str(store) for fd in os.listdir(fds)):
+                    time.sleep(1.0)
+                    return
+            except OSError:
+                continue  # gone meanwhile
+        time.sleep(0.2)
+    raise AssertionError(f"no colony-tasks MCP server opened {store} within {timeout:.0f} s")
 
 
 def built_environments(root: Path) -> list[Path]:
@@ -120,9 +150,16 @@ def test_codex_marketplace_add_and_plugin_add_then_a_session_is_briefed(sandbox,
     sandbox.write("prices.py", "TAX = 0.19\n")
     sandbox.commit()
 
+    # Codex does not hold the first turn for its MCP servers (a server still starting is simply
+    # not searched yet); this one may wait for the first-use build: the scripted model's first
+    # step waits until the server has opened the store.
+    def search_when_the_server_is_up() -> dict[str, object]:
+        wait_for_mcp_server(sandbox.data / "colony.db")
+        return arguments(search_tools("colony-tasks claim a file"))
+
     model = ResponsesServer(
         [
-            search_tools("colony-tasks claim a file"),
+            Step(tool="tool_search", args=search_when_the_server_is_up, kind="tool_search"),
             Step(tool="claim_file", namespace="mcp__colony_tasks", args={"paths": ["prices.py"]}),
             say("Done."),
         ]
