@@ -260,3 +260,14 @@ def test_simultaneous_hooks_lose_nothing_and_deliver_each_item_once(
         f"{len(run.posted)} posts ({len(run.refused)} refused), "
         f"{sum(len(v) for v in run.delivered.values())} deliveries ({run.mid_turn} mid-turn)"
     )
+
+
+def test_the_news_of_whom_ones_items_woke_is_not_counted_as_a_delivery():
+    from colony_tasks import briefing, wake
+
+    news = briefing.woke(
+        [{"observation_id": 23, "kind": "note", "via": wake.VIA_WAKE, "recipient_handle": "cx-1"}]
+    )
+    assert news is not None
+    context = f"colony-tasks — for you now:\n#5 note from cl-0: hello\n\n{news}"
+    assert delivered_ids(context) == [5]

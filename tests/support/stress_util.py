@@ -22,6 +22,8 @@ SCALE = float(os.environ.get("COLONY_STRESS_SCALE") or 1)
 HERE = Path(__file__).resolve().parent
 ITEM = re.compile(r"^#(\d+) ")
 UNDELIVERABLE_HEAD = "colony-tasks: not delivered"
+# The sender's news that its items woke someone (or kept them from stopping) lists its own items.
+WOKE_HEAD = "colony-tasks: your items reached idle sessions"
 
 
 def scaled(count: int, minimum: int = 1) -> int:
@@ -128,12 +130,13 @@ def run_together(jobs: list[Job], *, timeout: float = 60) -> tuple[list[Done], i
 def delivered_ids(context: str) -> list[int]:
     """Ids of thread items an injected context gave its reader (``#<id> ...`` lines).
 
-    The "not delivered" notice repeats the reader's own items: it is not a delivery.
+    The "not delivered" notice and the news of whom the reader's items woke repeat the reader's
+    own items: neither is a delivery.
     """
     found = []
     for block in context.split("\n\n"):
         lines = block.splitlines()
-        if lines and lines[0].startswith(UNDELIVERABLE_HEAD):
+        if lines and lines[0].startswith((UNDELIVERABLE_HEAD, WOKE_HEAD)):
             continue
         for line in lines:
             match = ITEM.match(line)
