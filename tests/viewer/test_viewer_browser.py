@@ -274,7 +274,9 @@ def test_participants_card_text_stays_inside_the_card_at_1400_px(browser, served
             open_page(opened, served, f"/tasks/{task}")
             card = opened.locator("section.side-block", has_text="Participants").first
             expect(card).to_be_visible()
-            overflow = card.evaluate(
+            # One look at the card: what overflows, and where it is (the live page may replace
+            # the card right after, so the picture is cut from the page, not the element).
+            found = card.evaluate(
                 """card => {
                     const box = card.getBoundingClientRect();
                     const out = [];
@@ -285,11 +287,17 @@ def test_participants_card_text_stays_inside_the_card_at_1400_px(browser, served
                             || el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
                             out.push(el.tagName + '.' + el.className + ': ' + el.textContent.trim().slice(0, 40));
                     }
-                    return out;
+                    const clip = {x: box.left + window.scrollX, y: box.top + window.scrollY,
+                                  width: box.width, height: box.height};
+                    return {out, clip};
                 }"""
             )
             ARTIFACTS.mkdir(exist_ok=True)
-            card.screenshot(path=str(ARTIFACTS / f"viewer-participants-{task}.png"))
-            assert overflow == [], overflow
+            opened.screenshot(
+                path=str(ARTIFACTS / f"viewer-participants-{task}.png"),
+                clip=found["clip"],
+                full_page=True,
+            )
+            assert found["out"] == [], found["out"]
     finally:
         context.close()
