@@ -26,6 +26,9 @@ from .files import InstallError
 from .locate import codex_home
 
 SERVER_NAME = "colony-tasks"
+#: What Codex must pass our MCP server from its environment (it passes stdio servers only a
+#: safe subset): the store's folder, so the server opens the same store as the hooks.
+FORWARDED_ENV = ("COLONY_TASKS_HOME",)
 _OUR_HEADER = re.compile(
     r"""^\s*\[\s*mcp_servers\s*\.\s*(?:colony-tasks|"colony-tasks"|'colony-tasks')\s*[\].]"""
 )
@@ -118,7 +121,7 @@ def server_block(command: str) -> str:
         f"[mcp_servers.{SERVER_NAME}]\n"
         f"command = {tomlkit.item(command).as_string()}\n"
         f"args = {tomlkit.item(['mcp']).as_string()}\n"
-        f"env_vars = {tomlkit.item(['COLONY_TASKS_HOME']).as_string()}\n"
+        f"env_vars = {tomlkit.item(list(FORWARDED_ENV)).as_string()}\n"
     )
 
 
@@ -147,7 +150,7 @@ def install_mcp(path: Path, text: str | None, command: str) -> str:
         entry["command"] = command
         entry["args"] = ["mcp"]
         if "env_vars" not in entry and "env" not in entry:
-            entry["env_vars"] = ["COLONY_TASKS_HOME"]
+            entry["env_vars"] = list(FORWARDED_ENV)
         return _checked(path, doc.as_string(), command)
     prefix = text if not text or text.endswith("\n") else text + "\n"
     candidate = prefix + ("\n" if prefix.strip() else "") + server_block(command)
@@ -158,7 +161,7 @@ def install_mcp(path: Path, text: str | None, command: str) -> str:
         servers = tomlkit.table(is_super_table=True)
         doc.append("mcp_servers", servers)
     entry = tomlkit.inline_table() if isinstance(servers, InlineTable) else tomlkit.table()
-    entry.update({"command": command, "args": ["mcp"], "env_vars": ["COLONY_TASKS_HOME"]})
+    entry.update({"command": command, "args": ["mcp"], "env_vars": list(FORWARDED_ENV)})
     servers[SERVER_NAME] = entry
     return _checked(path, doc.as_string(), command)
 

@@ -100,7 +100,7 @@ def codex_plugin_mcp() -> dict[str, Any]:
     plugin's MCP file but resolves a relative ``cwd`` against the plugin's folder: the server
     runs the launcher from there (``sh``, so it needs no executable bit after a copy).
 
-    ``env_vars`` forwards ``COLONY_TASKS_HOME`` as in config.toml (:func:`codex.server_block`);
+    ``env_vars`` forwards what config.toml's entry does (:data:`codex.FORWARDED_ENV`);
     the first session's server may wait for the first-use build, hence the long start timeout.
     """
     return {
@@ -109,7 +109,7 @@ def codex_plugin_mcp() -> dict[str, Any]:
                 "command": "sh",
                 "args": ["./bin/colony-tasks", "mcp"],
                 "cwd": ".",
-                "env_vars": ["COLONY_TASKS_HOME"],
+                "env_vars": list(codex.FORWARDED_ENV),
                 "startup_timeout_sec": FIRST_USE_TIMEOUT,
             }
         }
