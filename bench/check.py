@@ -28,13 +28,13 @@ CLIENT_MODULES = {
     "colony_tasks.hooks",
     "colony_tasks.hooks.runner",
     "colony_tasks.hooks.payload",
-    "colony_tasks.agent_events",
+    "colony_tasks.base.agent_events",
     "colony_tasks.relay",
     "colony_tasks.relay.wire",
-    "colony_tasks.backend",
-    "colony_tasks.settings",
-    "colony_tasks.paths",
-    "colony_tasks.procs",
+    "colony_tasks.base.backend",
+    "colony_tasks.base.settings",
+    "colony_tasks.base.paths",
+    "colony_tasks.base.procs",
 }
 MAX_RELAY_WORK_US = 5000
 

@@ -142,7 +142,7 @@ CLAIM = r"""
 import sys, time
 sys.path.insert(0, {src!r})
 from colony_tasks.store import Store
-from colony_tasks import claims
+from colony_tasks.domain import claims
 store = Store({db!r})
 paths = ["src/m%d/g%d.py" % (i, i) for i in range(200)]
 t = time.perf_counter(); claims.claim(store, "b", paths, announce=False)

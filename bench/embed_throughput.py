@@ -58,7 +58,7 @@ def measure(backend: str, n: int, repeat: int) -> dict[str, object]:
     texts = sample_texts(n)
     before = memory_mb()
     started = time.perf_counter()
-    from colony_tasks.embeddings import get_embedder
+    from colony_tasks.search.embeddings import get_embedder
 
     embedder = get_embedder(backend)
     loaded = time.perf_counter()

@@ -43,8 +43,9 @@ sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
 
-from colony_tasks import actions, sessions  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
+from colony_tasks.usecases import actions  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
 BASELINE = HERE / "baseline_hook.py"

@@ -36,8 +36,10 @@ sys.path.insert(0, str(HERE.parent))
 import _stats  # noqa: E402
 from depgraph import generate  # noqa: E402
 
-from colony_tasks import actions, events, interfaces, sessions  # noqa: E402
+from colony_tasks.depgraph import interface_changes as interfaces  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
+from colony_tasks.usecases import actions, events  # noqa: E402
 from hooks import BASELINE, EXE, git_repo, seed  # noqa: E402
 
 HELD = 20

@@ -43,8 +43,9 @@ sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != HERE]
 
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-from colony_tasks import actions, sessions  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
+from colony_tasks.usecases import actions  # noqa: E402
 
 EXE = Path(sys.executable).parent / "colony-tasks"
 IMPORT_FLOOR = "import os, mcp.server.mcpserver; os._exit(0)"  # no teardown, like a live server

@@ -6,13 +6,13 @@ Figures and same-run ratios, not tests (the tests assert growth, never time):
    (PREVIOUS_COMMIT, imported from git into a temporary package) in the same run,
    interleaved: normal agent traffic (code, git output, logs, prose, the non-secret corpus);
    each adversarial family (the slowest unit the hill climb of
-   tests/core/test_redaction_linear.py finds per rule and for redact() as a whole, the known ReDoS
+   tests/base/test_redaction_linear.py finds per rule and for redact() as a whole, the known ReDoS
    shapes, units dense with matches or near misses, a soup of every trigger), repeated to
    size, reporting the family's slowest member for each engine; and 1 MB dense with secrets
    (every rule's own example, and the secret corpus, repeated). The target is 1 MB of any of
    them in <= 100 ms. The rule set before the rewrite (OLD_COMMIT) is measured on the 16 KB
    shape that made it quadratic.
-2. Import cost on the hook path: ``import colony_tasks.redact`` in a fresh interpreter (after
+2. Import cost on the hook path: ``import colony_tasks.base.redact`` in a fresh interpreter (after
    ``re``, which the hook path imports anyway), against ``import csv``; the first
    ``redact()`` of a typical prompt in that process (it compiles the rules it triggers); and
    compiling every rule.
@@ -52,16 +52,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from colony_tasks import redact  # noqa: E402
-from colony_tasks.redact_rules import RULES  # noqa: E402
-from tests.core.test_redaction_linear import (  # noqa: E402
+from colony_tasks.base import redact  # noqa: E402
+from colony_tasks.base.redact_rules import RULES  # noqa: E402
+from tests.base.test_redaction_linear import (  # noqa: E402
     KNOWN_SHAPES,
     PUNCTUATION,
     rule_function,
     slowest_unit,
     vocabulary_of,
 )
-from tests.core.test_redaction_rules import EXAMPLES  # noqa: E402
+from tests.base.test_redaction_rules import EXAMPLES  # noqa: E402
 from tests.support.nonsecret_corpus import NONSECRETS  # noqa: E402
 from tests.support.secret_corpus import CORPUS  # noqa: E402
 from tests.support.secret_heldout import HELDOUT  # noqa: E402
@@ -105,7 +105,7 @@ def old_redact():
     """The rule set on main before the rewrite, loaded from git, or None if unavailable."""
     try:
         source = subprocess.run(
-            ["git", "show", f"{OLD_COMMIT}:colony_tasks/redact.py"],
+            ["git", "show", f"{OLD_COMMIT}:colony_tasks/base/redact.py"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -288,7 +288,7 @@ PROMPT = (
 def import_cost(n: int) -> list[Stat]:
     log("2. import cost on the hook path (fresh interpreters, bytecode compiled as installed)")
     subprocess.run([sys.executable, "-m", "compileall", "-q", "colony_tasks"], cwd=ROOT, check=True)
-    modules = {"redact": "colony_tasks.redact", "csv": "csv"}
+    modules = {"redact": "colony_tasks.base.redact", "csv": "csv"}
     previous = previous_engine()
     old_dir = str(Path(previous.__file__).parent.parent) if previous is not None else ""
     if previous is not None:
@@ -312,7 +312,7 @@ def import_cost(n: int) -> list[Stat]:
                 samples["first" if key == "redact" else "old first"].append(found["first_redact"])
     base = stat("import csv (stdlib module, baseline)", samples["csv"])
     stats = [
-        compare(stat("import colony_tasks.redact (+ rules)", samples["redact"]), base, "csv"),
+        compare(stat("import colony_tasks.base.redact (+ rules)", samples["redact"]), base, "csv"),
         base,
     ]
     first = stat("first redact() of a prompt naming token/password/key", samples["first"])

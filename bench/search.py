@@ -53,8 +53,9 @@ from _stats import (
 )
 from store import CACHE_DIR, cached_database, human
 
-from colony_tasks import search, semantic
-from colony_tasks.embeddings import EmbedderUnavailable, get_embedder
+from colony_tasks import search
+from colony_tasks.search import semantic
+from colony_tasks.search.embeddings import EmbedderUnavailable, get_embedder
 from colony_tasks.store import Store
 
 HERE = Path(__file__).resolve().parent

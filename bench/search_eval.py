@@ -54,12 +54,11 @@ import search_eval_busy_data as busy
 from _stats import log, machine_info, machine_line, write_json
 from search_eval_data import AGENTS, CORE, QUERIES, TASKS, filler
 
-from colony_tasks import semantic
-from colony_tasks.embeddings import Embedder, EmbedderUnavailable, get_embedder
-from colony_tasks.hits import FUSION, looks_like_identifier
-from colony_tasks.hits import Fusion as Shipped
-from colony_tasks.hits import fuse as shipped_fuse
-from colony_tasks.search import find, fts_query, keyword_search
+from colony_tasks.search import find, fts_query, keyword_search, semantic
+from colony_tasks.search.embeddings import Embedder, EmbedderUnavailable, get_embedder
+from colony_tasks.search.hits import FUSION, looks_like_identifier
+from colony_tasks.search.hits import Fusion as Shipped
+from colony_tasks.search.hits import fuse as shipped_fuse
 from colony_tasks.store import Store
 
 CUTOFF = 20  # MRR@CUTOFF; also the result limit every method is asked for

@@ -49,8 +49,11 @@ from _stats import (
     write_json,
 )
 
-from colony_tasks import actions, claims, lanes, search, sessions
+from colony_tasks import search
+from colony_tasks.base import lanes
+from colony_tasks.domain import claims, sessions
 from colony_tasks.store import Store
+from colony_tasks.usecases import actions
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "store.json"

@@ -31,7 +31,8 @@ sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
 
-from colony_tasks import backend, sessions  # noqa: E402
+from colony_tasks.base import backend  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
 from hooks import fresh, git_repo, payloads  # noqa: E402
 from tests.support.pgserver import PgServer, pg_bin  # noqa: E402

@@ -23,8 +23,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from colony_tasks import actions, sessions  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
+from colony_tasks.usecases import actions  # noqa: E402
 from tests.support.gitutil import make_repo  # noqa: E402
 from tests.support.pgserver import PgServer, pg_bin, psql  # noqa: E402
 

@@ -35,7 +35,8 @@ sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
 
-from colony_tasks import backend, sessions  # noqa: E402
+from colony_tasks.base import backend  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
 from hooks import git_repo, stop_relay  # noqa: E402
 

@@ -35,10 +35,10 @@ sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
 
-from colony_tasks import actions  # noqa: E402
 from colony_tasks.hooks.payload import request  # noqa: E402
 from colony_tasks.relay import wire  # noqa: E402
 from colony_tasks.store import open_local  # noqa: E402
+from colony_tasks.usecases import actions  # noqa: E402
 from hooks import git_repo  # noqa: E402
 
 EXE = str(Path(sys.executable).with_name("colony-tasks"))

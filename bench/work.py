@@ -38,9 +38,11 @@ sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != HERE]
 
 from mcp import Client  # noqa: E402
 
-from colony_tasks import actions, briefing, sessions  # noqa: E402
+from colony_tasks.domain import sessions  # noqa: E402
 from colony_tasks.mcp_server.server import build_server  # noqa: E402
+from colony_tasks.render import briefing  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
+from colony_tasks.usecases import actions  # noqa: E402
 
 RESULTS = HERE / "results" / "work.json"
 PLAN_TOOLS = {"plan_work", "take_work", "finish_work"}

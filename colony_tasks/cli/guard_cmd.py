@@ -28,8 +28,9 @@ def guard(hook: str) -> None:
     """Warn (or, with git_guard.mode = block, refuse) when a commit touches files another
     live agent session of this repository's lane holds. Installed per repository by
     `colony-tasks install --git-guard`; fails open (any error lets the commit through)."""
-    from .. import backend, gitguard, paths, procs
+    from ..base import backend, paths, procs
     from ..store import open_default
+    from ..usecases import commit_guard as gitguard
 
     try:
         if not backend.store_url() and not os.path.exists(paths.db_path()):

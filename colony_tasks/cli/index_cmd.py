@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .. import lanes
+from ..base import lanes
 from ..store import Store
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
@@ -32,7 +32,9 @@ def index(store: Store, repo: str | None, full: bool, as_json: bool) -> None:
     recorded since, and each change to a module's public surface is sent to the other live
     sessions working on files that import it.
     """
-    from .. import interfaces  # loads the tree-sitter parsers: only for this command
+    from ..depgraph import (
+        interface_changes as interfaces,  # loads the tree-sitter parsers: only for this command
+    )
 
     if repo is not None:
         roots = [lanes.resolve(os.path.abspath(repo)).root]

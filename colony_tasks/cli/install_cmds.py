@@ -167,7 +167,7 @@ def uninstall(agent: str, scope: str, dry_run: bool, as_json: bool, git_guard: b
 
 
 def _guard(action: Action, dry_run: bool, as_json: bool) -> None:
-    from ..install import gitguard
+    from ..install import commit_hook as gitguard
     from ..install.locate import find_executable, repo_root
 
     root = repo_root()

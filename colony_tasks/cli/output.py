@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 
-from ..models import plain
+from ..base.models import plain
 from ..store import Store, open_default
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
-# How the CLI words the core's next steps (colony_tasks.errors.STEPS): as commands.
+# How the CLI words the core's next steps (colony_tasks.base.errors.STEPS): as commands.
 STEP_WORDING = {
     "list_tasks": "List tasks with `colony-tasks tasks`.",
     "list_sessions": "List sessions with `colony-tasks sessions`.",

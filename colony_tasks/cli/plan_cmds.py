@@ -8,11 +8,12 @@ from typing import TypeVar
 
 import click
 
-from .. import actions, work
-from ..kinds import FINISH_STATES
-from ..models import Session, WorkItem
-from ..render import ago
+from ..base.kinds import FINISH_STATES
+from ..base.models import Session, WorkItem
+from ..base.text import ago
+from ..domain import work
 from ..store import Store
+from ..usecases import actions
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
-from .. import actions, backend
 from .. import search as search_mod
-from ..embeddings import BACKENDS
-from ..hits import Hit
+from ..base import backend
+from ..base.text import ago
 from ..relay import wire
-from ..render import ago
+from ..search.embeddings import BACKENDS
+from ..search.hits import Hit
 from ..store import Store, open_default
+from ..usecases import actions
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, with_store
 
@@ -89,7 +90,7 @@ def search(
 @with_store
 def embed(store: Store, model: str | None, batch: int, as_json: bool) -> None:
     """Embed every observation that has no vector for the model yet."""
-    from .. import semantic as semantic_mod  # heavy (numpy, model): only for this command
+    from ..search import semantic as semantic_mod  # heavy (numpy, model): only for this command
 
     embedder = semantic_mod.configured_embedder(model)
     if embedder is None:

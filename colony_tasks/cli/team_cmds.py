@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from .. import backend, environment, paths
-from ..errors import ColonyError
+from ..base import backend, environment, paths
+from ..base.errors import ColonyError
+from ..relay import status as relay_status
 from ..store import Store
 from ..store import open_store as open_store_at
-from ..team import status as relay_status
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option
 

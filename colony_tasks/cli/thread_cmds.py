@@ -6,12 +6,12 @@ import os
 
 import click
 
-from .. import actions
-from .. import claims as claims_mod
-from ..kinds import POSTABLE_KINDS
-from ..models import Session
-from ..render import ago
+from ..base.kinds import POSTABLE_KINDS
+from ..base.models import Session
+from ..base.text import ago
+from ..domain import claims as claims_mod
 from ..store import Store
+from ..usecases import actions
 from .app import cli
 from .output import CONTEXT_SETTINGS, emit, json_option, table, with_store
 

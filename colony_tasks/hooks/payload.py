@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from ..agent_events import AGENT_EVENTS
-from ..procs import agent_pid
+from ..base.agent_events import AGENT_EVENTS
+from ..base.procs import agent_pid
 from ..relay.wire import event_key
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
@@ -201,4 +201,4 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict
     return found
 
 
-EVENT_NAMES = AGENT_EVENTS  # our event name -> the agents' (colony_tasks.agent_events)
+EVENT_NAMES = AGENT_EVENTS  # our event name -> the agents' (colony_tasks.base.agent_events)

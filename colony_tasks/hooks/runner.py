@@ -5,7 +5,7 @@ The hook is a small client. It turns the agent's payload into the core's plain e
 applies them and answers with what the agent should see; this module renders that as the JSON
 both agents accept. When no relay answers in time the hook applies the event itself
 (:func:`colony_tasks.relay.apply.apply_here`) and, if none was running, starts one for the
-next hook; in team mode it spools the event for the relay instead (:mod:`colony_tasks.team`).
+next hook; in team mode it spools the event for the relay instead (:mod:`colony_tasks.hooks.spool`).
 ``COLONY_TASKS_RELAY=off`` makes every hook apply its event itself.
 
 Fails open: whatever goes wrong (bad input, missing or locked database, read-only home, a bug)
@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from .. import backend, paths
+from ..base import backend, paths
 from ..relay import wire
 from .payload import EVENT_NAMES, detect_agent, loads, request
 
@@ -116,7 +116,7 @@ def deliver(event: str, req: dict[str, Any], *, exiting: bool) -> dict[str, Any]
     url = backend.store_url()
     if url:
         # Team mode: no database driver in this process; the relay applies the spooled event.
-        from ..team import client as team_client
+        from . import spool as team_client
 
         return team_client.handle(url, req)
     start = False

@@ -5,13 +5,13 @@ when a turn ends and, when it exits 2, wakes the session at once with its stderr
 reminder. It asks this user's relay to hold a wait for the session (:mod:`colony_tasks.relay.waits`)
 and blocks on that one connection — no polling here; the relay watches for every waiter at once.
 
-- an item that wakes the session arrives (:mod:`colony_tasks.wake`): the item on stderr, exit 2;
+- an item that wakes the session arrives (:mod:`colony_tasks.domain.wake`): the item on stderr, exit 2;
 - the session ends, resumes on its own, its agent process dies, waking is turned off, or no
   relay can be had: exit 0 with nothing said;
 - Claude Code runs in print mode (``-p``) without streaming input: it exits as its turn ends,
   nothing can wake it, so this exits 0 at once.
 
-Codex runs no background handlers (its stop gate is :func:`colony_tasks.wake.stop_gate`): for
+Codex runs no background handlers (its stop gate is :func:`colony_tasks.domain.wake.stop_gate`): for
 Codex this exits 0 at once. Standard library only, like every hook client.
 """
 
@@ -22,8 +22,8 @@ import os
 import sys
 import time
 
-from .. import backend, paths
-from ..procs import agent_pid, command_line
+from ..base import backend, paths
+from ..base.procs import agent_pid, command_line
 from ..relay import wire
 from .payload import detect_agent, text
 

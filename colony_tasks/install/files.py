@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..errors import ColonyError
+from ..base import paths
+from ..base.errors import ColonyError
 
 BACKUP_TAG = "colony-tasks"
 

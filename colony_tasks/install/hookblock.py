@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..agent_events import AGENT_EVENTS
+from ..base.agent_events import AGENT_EVENTS
 from .files import ShapeProblem
 from .locate import EXECUTABLE
 
@@ -26,7 +26,7 @@ Block = dict[str, Group]
 class HookEvent:
     """One lifecycle event: our name (``slug``, the hook command's argument), per-agent
     matcher and timeout (s), and the agents that have it (``claude``, ``codex``); ``name`` is
-    the agents' (:data:`colony_tasks.agent_events.AGENT_EVENTS`)."""
+    the agents' (:data:`colony_tasks.base.agent_events.AGENT_EVENTS`)."""
 
     slug: str
     claude_matcher: str | None

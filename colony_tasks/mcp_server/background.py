@@ -1,7 +1,7 @@
 """Background workers of the MCP server: daemon threads that run while the server runs.
 
 The embedding worker backfills vectors; the index worker keeps the dependency graph of every
-work tree with a live session current and relays interface changes (:mod:`colony_tasks.interfaces`).
+work tree with a live session current and relays interface changes (:mod:`colony_tasks.depgraph.interface_changes`).
 
 The embedding worker opens its own connection (SQLite connections are not shared across threads here), embeds
 small batches with pauses between them so tool calls never wait long on the write lock, and
@@ -75,14 +75,14 @@ class EmbeddingWorker(_Worker):
             store.close()
 
     def _open(self):
-        from colony_tasks import semantic  # numpy and the model load in the worker only
+        from colony_tasks.search import semantic  # numpy and the model load in the worker only
 
         embedder = semantic.configured_embedder()
         return None if embedder is None else (open_store(self.path), embedder)
 
     def step(self, store: Store, embedder) -> int:
         """Embed one batch; returns how many rows got vectors."""
-        from colony_tasks import semantic
+        from colony_tasks.search import semantic
 
         done = semantic.backfill(
             store, embedder, batch=BATCH, limit=BATCH, should_stop=self.stop_event.is_set
@@ -121,7 +121,9 @@ class IndexWorker(_Worker):
 
     def _run(self) -> None:
         try:
-            from colony_tasks import interfaces  # tree-sitter loads in the worker only
+            from colony_tasks.depgraph import (
+                interface_changes as interfaces,  # tree-sitter loads in the worker only
+            )
 
             # open_store, like the embedding worker: on a team store ``path`` is its URL,
             # and Store() would have made a SQLite file of that name.

@@ -1,5 +1,5 @@
 """Who is calling: the session a tool call acts as, by the core's rule
-(:mod:`colony_tasks.identity`) applied to the session id the agent put in this server's
+(:mod:`colony_tasks.domain.identity`) applied to the session id the agent put in this server's
 environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``) and this server's process ancestry.
 
 The ancestry is read once (it does not change while the server lives; off Linux it costs a
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 
-from colony_tasks import identity, procs
-from colony_tasks.models import Session
+from colony_tasks.base import procs
+from colony_tasks.base.models import Session
+from colony_tasks.domain import identity
 from colony_tasks.store import Store
 
 _ANCESTRY: list[list[int]] = []

@@ -13,7 +13,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from colony_tasks.render import LINE_CHARS, clip, iso
+from colony_tasks.base.text import LINE_CHARS, clip, iso
 
 
 class Item(BaseModel):  # one thread item, its text clipped
@@ -232,7 +232,7 @@ def answered(result: Any) -> Answered:
 
 
 def claim(row: dict[str, Any]) -> Claim:
-    """From a public claim dict of :mod:`colony_tasks.claims`."""
+    """From a public claim dict of :mod:`colony_tasks.domain.claims`."""
     return Claim(
         id=row["id"],
         pattern=row["pattern"],

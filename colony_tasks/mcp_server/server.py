@@ -17,7 +17,8 @@ import anyio
 import anyio.abc
 from mcp.server.mcpserver import MCPServer
 
-from colony_tasks import __version__, backend, procs
+from colony_tasks import __version__
+from colony_tasks.base import backend, procs
 from colony_tasks.relay import wire
 from colony_tasks.store import Store, open_default
 

@@ -36,10 +36,10 @@ from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
-from colony_tasks.errors import ColonyError, StoreUnavailable, describe
+from colony_tasks.base.errors import ColonyError, StoreUnavailable, describe
 from colony_tasks.store import Store
 
-# How the MCP server words the core's next steps (colony_tasks.errors.STEPS): as tool calls.
+# How the MCP server words the core's next steps (colony_tasks.base.errors.STEPS): as tool calls.
 STEP_WORDING = {
     "list_tasks": "List tasks with task_list().",
     "list_sessions": "See who is on your task with task_list().",

@@ -1,7 +1,7 @@
 """Tools for chains: one speaker at a time, the coordinator passes the turn.
 
 Every rule (who may post, add, pass or close; turn numbering; the loop guard) is in
-:mod:`colony_tasks.chains`; these tools only translate arguments and results.
+:mod:`colony_tasks.domain.chains`; these tools only translate arguments and results.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Annotated
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
-from colony_tasks import actions
+from colony_tasks.usecases import actions
 
 from . import identity
 from . import models as m

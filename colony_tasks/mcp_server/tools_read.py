@@ -8,19 +8,19 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from colony_tasks import actions
 from colony_tasks import search as search_mod
-from colony_tasks.errors import InvalidInput
-from colony_tasks.kinds import THREAD_KINDS, ObsKind
-from colony_tasks.models import Session
-from colony_tasks.render import iso
+from colony_tasks.base.errors import InvalidInput
+from colony_tasks.base.kinds import THREAD_KINDS, ObsKind
+from colony_tasks.base.models import Session
+from colony_tasks.base.text import iso
+from colony_tasks.usecases import actions
 
 from . import identity
 from . import models as m
 from .toolkit import SessionId, TaskId, state, store, tool
 
 TIMELINE_KINDS = (*THREAD_KINDS, ObsKind.EDIT)
-# The schema needs literals; tests/core/test_kinds.py checks these against colony_tasks.kinds.
+# The schema needs literals; tests/crosslayer/test_kinds.py checks these against colony_tasks.base.kinds.
 Status = Literal["open", "done", "all"]
 Kind = Literal[
     "note",

@@ -10,7 +10,8 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from colony_tasks import actions, claims
+from colony_tasks.domain import claims
+from colony_tasks.usecases import actions
 
 from . import identity
 from . import models as m

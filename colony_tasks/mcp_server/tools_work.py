@@ -1,7 +1,7 @@
 """Tools for plans: divide a task into owned work items, take the next ready one, finish it.
 
 Every rule (dependencies, atomic taking, who may finish, what is announced) is in
-:mod:`colony_tasks.work`; these tools only translate arguments and results. The plan is read
+:mod:`colony_tasks.domain.work`; these tools only translate arguments and results. The plan is read
 through ``task_list`` (counts per state) and ``task_timeline`` (``work`` items).
 """
 
@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field
 
-from colony_tasks import actions
+from colony_tasks.usecases import actions
 
 from . import identity
 from . import models as m

@@ -10,7 +10,7 @@ import fcntl
 import os
 import time
 
-from .. import backend, paths
+from ..base import backend, paths
 from . import wire
 
 #: A retiring relay (another version's) holds the lock until its requests in flight are done:

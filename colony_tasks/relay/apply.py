@@ -1,23 +1,24 @@
 """Applying one hook event: the relay's work, and a hook's own when no relay answers.
 
 A request holds the core's plain event values (see :func:`event_values`); :func:`apply` runs
-the matching use case of :mod:`colony_tasks.events`, renders its result
-(:func:`colony_tasks.briefing.render`) and returns the reply the client passes on to the
+the matching use case of :mod:`colony_tasks.usecases.events`, renders its result
+(:func:`colony_tasks.render.briefing.render`) and returns the reply the client passes on to the
 agent: ``{"context": ..., "deny": ...}``. Events the core marks for exactly-once delivery
-(:data:`colony_tasks.events.DEDUPED`) claim their idempotency key in the same transaction as
+(:data:`colony_tasks.usecases.events.DEDUPED`) claim their idempotency key in the same transaction as
 their effects, so an event delivered twice — by a hook installed twice, or by a client that
 fell back after its relay died mid-event — acts once. Change *how an event is applied* here;
-change *what it does* in :mod:`colony_tasks.events`.
+change *what it does* in :mod:`colony_tasks.usecases.events`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import briefing, events
-from ..events import Event, Result, ToolUse
-from ..redact import utf8_safe
+from ..base.redact import utf8_safe
+from ..render import briefing
 from ..store import Store, open_local
+from ..usecases import events
+from ..usecases.events import Event, Result, ToolUse
 
 TOOL_EVENTS = frozenset({"pre-tool-use", "post-tool-use", "post-tool-use-failure"})
 
@@ -70,7 +71,7 @@ def event_values(request: dict[str, Any]) -> tuple[str, Event, ToolUse | None]:
 def _run(
     store: Store, name: str, event: Event, tool: ToolUse | None, request: dict[str, Any]
 ) -> Result:
-    """The event's one use case in :mod:`colony_tasks.events`."""
+    """The event's one use case in :mod:`colony_tasks.usecases.events`."""
     if name == "session-start":
         return events.session_start(store, event, _text(request, "source") or "startup")
     if name == "user-prompt-submit":

@@ -13,7 +13,7 @@ handles its event itself and the next hook starts a relay of the new version.
 - **SQLite** (:class:`LocalRelay`): the store stays open; each request is applied at once in
   its connection's thread (the store serialises writers) by :func:`.apply.apply`.
 - **Team** (:class:`TeamRelay`): hooks spool their event in the outbox first
-  (:mod:`colony_tasks.team.client`); one worker thread applies the outbox in order on the
+  (:mod:`colony_tasks.hooks.spool`); one worker thread applies the outbox in order on the
   PostgreSQL store, each event in one transaction with its idempotency key, and the hook's
   request waits for its row's reply. When the server is away the worker backs off (0.2 s
   doubling to 10 s) and hooks are answered at once; each session is told once that the team
@@ -35,9 +35,9 @@ import threading
 import time
 from typing import Any
 
-from .. import paths
-from ..errors import ColonyError
-from ..redact import redact
+from ..base import paths
+from ..base.errors import ColonyError
+from ..base.redact import redact
 from ..store import Store, open_local
 from . import apply as apply_mod
 from . import wire
@@ -183,8 +183,8 @@ class Relay:
 
     def search(self, request: dict[str, Any]) -> dict[str, Any]:
         """A search through the warm searcher (see :mod:`colony_tasks.search`)."""
-        from .. import actions
         from .. import search as search_mod
+        from ..usecases import actions
 
         store = self.search_store()
         if store is None:

@@ -1,6 +1,6 @@
 """Team mode's relay: the spooled outbox applied in order on the team's PostgreSQL store.
 
-Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.team.client`),
+Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.hooks.spool`),
 so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
 order, each event in one transaction together with its idempotency key
 (:func:`colony_tasks.relay.apply.apply`): a relay killed at any point never applies an event
@@ -16,12 +16,13 @@ import threading
 import time
 from typing import Any
 
-from .. import backend, events, paths
-from ..errors import ColonyError
-from ..redact import redact
+from ..base import backend, paths
+from ..base.errors import ColonyError
+from ..base.redact import redact
 from ..store.pg import PgStore, is_connection_error
-from ..team.outbox import Outbox, outbox_path
+from ..usecases import events
 from . import apply as apply_mod
+from .outbox import Outbox, outbox_path
 from .server import KEEP_KEYS, PRUNE_EVERY, SERVE_WAIT, Relay
 
 #: An event in flight for longer than this means the server is slow or hung: hooks waiting on

@@ -1,5 +1,5 @@
 """The relay's wake waits: idle sessions' background Stop handlers, answered when an item that
-wakes them arrives (see :mod:`colony_tasks.wake`).
+wakes them arrives (see :mod:`colony_tasks.domain.wake`).
 
 A ``colony-tasks hook wait`` client sends ``{"op": "wait", "session": ..., "pid": ...}`` and its
 connection stays open. One thread serves every waiter:
@@ -9,8 +9,8 @@ connection stays open. One thread serves every waiter:
 - it asks the store only when something may have changed: SQLite's ``data_version`` moved
   (another process committed: an MCP server, the CLI, a hook applying its own event), the relay
   applied an event itself (it nudges), or, on PostgreSQL (no such counter), once every
-  :data:`POLL_NO_VERSION` seconds — one query for all waiters (:func:`colony_tasks.wake.ready`);
-- a session with an item is woken: the items are claimed (:func:`colony_tasks.wake.claim`)
+  :data:`POLL_NO_VERSION` seconds — one query for all waiters (:func:`colony_tasks.domain.wake.ready`);
+- a session with an item is woken: the items are claimed (:func:`colony_tasks.domain.wake.claim`)
   and the reply ``{"wake": text, "ids": [...]}`` ends its client with exit 2;
 - the wait ends quietly (``{"done": why}``) when the session ends, resumes on its own (the relay
   applies any of its events but Stop, StopFailure and Notification), its agent shuts down (its
@@ -29,7 +29,9 @@ import threading
 import time
 from typing import Any
 
-from .. import briefing, paths, wake
+from ..base import paths
+from ..domain import wake
+from ..render import briefing
 from ..store import Store
 
 TICK = 0.25

@@ -20,7 +20,8 @@ import sys
 import time
 import zlib
 
-from .. import __version__, paths
+from .. import __version__
+from ..base import paths
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
@@ -32,7 +33,7 @@ VERSION = __version__
 #: vector index) before searching in its own process.
 SEARCH_WAIT = 30.0
 #: The key of this user's SQLite store (one per data folder); a team store's is
-#: :func:`colony_tasks.backend.store_key` of its URL.
+#: :func:`colony_tasks.base.backend.store_key` of its URL.
 LOCAL_KEY = "local"
 MAX_SOCKET_PATH = 100
 MAX_REPLY = 16 * 1024 * 1024

@@ -29,13 +29,13 @@ graph and public surfaces, kept by the indexer to relay **interface changes**: a
 ``interface`` observation, addressed (``recipients``) to the sessions whose files import the
 changed module.
 
-Every text is redacted in the write path (:mod:`colony_tasks.redact`) before it is stored.
+Every text is redacted in the write path (:mod:`colony_tasks.base.redact`) before it is stored.
 Times are Unix seconds (REAL). Connections are in autocommit mode; multi-statement writes run
 in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hooks import this.
 
 Team mode runs the same mixins and facets on PostgreSQL (:mod:`.pg`, migrations in
 :mod:`.pg_schema`): :func:`open_store` picks the backend from the address, :func:`open_default`
-from the configuration (:mod:`colony_tasks.backend`). Sessions then also record ``developer``
+from the configuration (:mod:`colony_tasks.base.backend`). Sessions then also record ``developer``
 and ``machine``, and lanes are keyed by the repository's normalised remote URL.
 """
 
@@ -44,8 +44,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .. import backend, paths
-from ..errors import Misconfigured
+from ..base import backend, paths
+from ..base.errors import Misconfigured
 from .base import StoreBase
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
@@ -133,7 +133,7 @@ def open_store(address: str, **kwargs) -> Store:
         except ModuleNotFoundError as error:
             if (error.name or "").split(".")[0] != "pg8000":
                 raise
-            from ..environment import missing_driver
+            from ..base.environment import missing_driver
 
             raise Misconfigured(missing_driver()) from None
         return PgStore(address, **kwargs)
@@ -142,7 +142,7 @@ def open_store(address: str, **kwargs) -> Store:
 
 def open_default(**kwargs) -> Store:
     """Open (creating if needed) this user's store: the team store when one is configured
-    (:mod:`colony_tasks.backend`), else the SQLite file under ``COLONY_TASKS_HOME``."""
+    (:mod:`colony_tasks.base.backend`), else the SQLite file under ``COLONY_TASKS_HOME``."""
     url = backend.store_url()
     if url:
         return open_store(url, **kwargs)

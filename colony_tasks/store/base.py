@@ -8,7 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from .. import sqlite_file
+from ..base import sqlite_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

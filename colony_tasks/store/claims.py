@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..redact import redact
+from ..base.redact import redact
 from .base import StoreBase
 
 MAX_NOTE_CHARS = 16_000

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..models import Observation
+from ..base.models import Observation
 from .base import StoreBase
 from .observations import OBS_COLUMNS, row_to_observation
 
@@ -58,7 +58,7 @@ class DeliveryMixin(StoreBase):
             (session_id, *obs_ids),
         )
 
-    # -- waking idle sessions (colony_tasks.wake holds the rule; these are its queries) -----
+    # -- waking idle sessions (colony_tasks.domain.wake holds the rule; these are its queries) -----
 
     @staticmethod
     def _wakes(directed: Sequence[str], anyhow: Sequence[str]) -> tuple[str, tuple[str, ...]]:

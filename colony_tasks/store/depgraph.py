@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..models import Lane
-from ..redact import redact
+from ..base.models import Lane
+from ..base.redact import redact
 from .base import Facet
 
 if TYPE_CHECKING:

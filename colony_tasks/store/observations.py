@@ -6,8 +6,8 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..models import Observation, load_meta
-from ..redact import redact, redact_value
+from ..base.models import Observation, load_meta
+from ..base.redact import redact, redact_value
 from .base import StoreBase
 
 if TYPE_CHECKING:

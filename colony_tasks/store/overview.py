@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..models import Lane, Session
+from ..base.models import Lane, Session
 from .base import Facet
 from .sessions import SESSION_COLUMNS
 

@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any
 
 import pg8000.dbapi
 
-from ..backend import check_url, redact_url
-from ..errors import Misconfigured, NotAllowed, StoreBusy, StoreUnavailable
-from ..models import Observation
+from ..base.backend import check_url, redact_url
+from ..base.errors import Misconfigured, NotAllowed, StoreBusy, StoreUnavailable
+from ..base.models import Observation
 from . import Store
 from .maintenance import Admin
 from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation, search_filters

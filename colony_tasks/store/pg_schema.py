@@ -264,7 +264,7 @@ CREATE INDEX recipients_woke ON recipients(observation_id) WHERE via IS NOT NULL
 # cross-developer steps of the core (answering or accepting what is addressed to you, taking
 # a ready item, releasing what a handoff or an item you manage moves, expiring a lapsed claim,
 # passing a chain turn back) are the only changes a member makes to others' rows. A refusal
-# raises SQLSTATE CT403 (:class:`colony_tasks.errors.NotAllowed` in the store). Session keys
+# raises SQLSTATE CT403 (:class:`colony_tasks.base.errors.NotAllowed` in the store). Session keys
 # are stored as hashes and readable only by their owner; the migration record is the admin's.
 # The guard functions run with a fixed search_path, so a member's temporary table cannot
 # stand in for ``sessions``.
@@ -399,7 +399,7 @@ BEGIN
         IF (NEW.observation_id, NEW.session_id) = (OLD.observation_id, OLD.session_id)
             AND (colony_mine(OLD.session_id) OR (colony_mine(author)
                  AND OLD.state = 'undeliverable' AND NEW.state = 'undeliverable-reported')
-              -- the author is told once that its item woke its recipient (colony_tasks.wake)
+              -- the author is told once that its item woke its recipient (colony_tasks.domain.wake)
               OR (colony_mine(author) AND OLD.told_at IS NULL AND NEW.told_at IS NOT NULL
                  AND (NEW.state, NEW.via) IS NOT DISTINCT FROM (OLD.state, OLD.via))) THEN
             RETURN NEW;

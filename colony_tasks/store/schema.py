@@ -182,7 +182,7 @@ CREATE INDEX recipients_undeliverable ON recipients(observation_id)
     WHERE state = 'undeliverable';
 """
 
-# One vocabulary for task status and mode (colony_tasks.kinds): closing a chain used to set
+# One vocabulary for task status and mode (colony_tasks.base.kinds): closing a chain used to set
 # 'completed' while every filter asked for 'done'. The triggers make the store refuse any other
 # value, whatever a client sends.
 TASK_VOCABULARY = """
@@ -245,7 +245,7 @@ BEGIN SELECT RAISE(ABORT, 'work state must be open, taken, done, blocked or drop
 
 # A per-session key, shown only in that session's own SessionStart briefing. When the MCP
 # server cannot tell its caller from process ancestry, an explicit session_id must carry it
-# (colony_tasks.identity); it lives apart from sessions so it is never read with a session.
+# (colony_tasks.domain.identity); it lives apart from sessions so it is never read with a session.
 #
 # hook_events: the fingerprint of each hook payload seen in the last minute. When the same
 # hooks are installed twice (user and project scope, or an old plugin beside an install),
@@ -310,7 +310,7 @@ CLAIM_GLOBS = """
 CREATE INDEX claims_globs ON claims(repo_id) WHERE released_at IS NULL AND is_glob = 1;
 """
 
-# What a live session is waiting on, when it is not acting (colony_tasks.events): '' (acting),
+# What a live session is waiting on, when it is not acting (colony_tasks.usecases.events): '' (acting),
 # 'human' (the agent asked its human and waits: Claude Code's idle and permission prompts) or
 # 'cut-off:<error>' (its model API refused it: a rate limit, an overloaded API); since when.
 # Any later event of the session clears it.
@@ -327,7 +327,7 @@ CREATE TABLE read_notes (
 ) WITHOUT ROWID;
 """
 
-# Waking an idle session (colony_tasks.wake): ``recipients.via`` says how an item reached its
+# Waking an idle session (colony_tasks.domain.wake): ``recipients.via`` says how an item reached its
 # recipient when not by its own next hook ('wake': a background wait woke the idle session;
 # 'stop': Codex's stop gate kept it working), ``told_at`` when its sender was told so (once).
 # ``sessions.wake_since``: the session idles with a wake wait held (the relay's), since when;
@@ -341,7 +341,7 @@ CREATE INDEX recipients_woke ON recipients(observation_id) WHERE via IS NOT NULL
 """
 
 # Session keys are derived on the session's machine and stored only as a hash
-# (colony_tasks.keys): the raw keys of older versions are dropped; each session gets its hash
+# (colony_tasks.base.keys): the raw keys of older versions are dropped; each session gets its hash
 # at its next SessionStart. PostgreSQL migration 16 does the same and adds the member guards.
 SESSION_KEY_HASHES = """
 DELETE FROM session_keys;

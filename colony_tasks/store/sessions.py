@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..models import Lane, Session
-from ..redact import redact
+from ..base.models import Lane, Session
+from ..base.redact import redact
 from .base import StoreBase
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ class SessionsMixin(StoreBase):
         return cursor.rowcount == 1
 
     def session_key_hash(self, session_id: str) -> str | None:
-        """The hash of the session's key (:mod:`colony_tasks.keys`); the key is never stored."""
+        """The hash of the session's key (:mod:`colony_tasks.base.keys`); the key is never stored."""
         row = self._one("SELECT key_hash FROM session_keys WHERE session_id = ?", (session_id,))
         return str(row[0]) if row else None
 

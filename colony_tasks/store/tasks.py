@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..kinds import TaskMode, TaskStatus
-from ..models import Session, Task
-from ..redact import redact
+from ..base.kinds import TaskMode, TaskStatus
+from ..base.models import Session, Task
+from ..base.redact import redact
 from .base import StoreBase
 from .sessions import SESSION_COLUMNS
 

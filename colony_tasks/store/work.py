@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..models import WorkItem
-from ..redact import redact
+from ..base.models import WorkItem
+from ..base.redact import redact
 from .base import StoreBase
 
 if TYPE_CHECKING:

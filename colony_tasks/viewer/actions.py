@@ -1,11 +1,11 @@
 """What a human does from the viewer, through the same core actions as the CLI.
 
 Form fields are parsed here; every act (posting, answering with a reply-to, passing a chain's
-turn, changing the plan, withdrawing, resolving a blocker) is one :mod:`colony_tasks.actions`
+turn, changing the plan, withdrawing, resolving a blocker) is one :mod:`colony_tasks.usecases.actions`
 call made as the human session — registered in the same transaction (``actions.as_human``), so
 an act the core refuses leaves no participant behind. The core's rules (which kinds may be
 posted, what an answer needs, whose items move, the chain turn rule) apply unchanged and its
-:class:`~colony_tasks.errors.ColonyError` sentences reach the page as they are.
+:class:`~colony_tasks.base.errors.ColonyError` sentences reach the page as they are.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .. import actions
-from ..errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
-from ..models import Session
+from ..base.errors import ColonyError, Conflict, InvalidInput, NotAllowed, NotFound
+from ..base.models import Session
 from ..store import Store
+from ..usecases import actions
 
 T = TypeVar("T")
 STATUS = {NotFound: 404, InvalidInput: 400, NotAllowed: 403, Conflict: 409}
-# How the viewer words the core's next steps (colony_tasks.errors.STEPS): its own pages.
+# How the viewer words the core's next steps (colony_tasks.base.errors.STEPS): its own pages.
 STEP_WORDING = {
     "list_tasks": "See the open tasks on the lanes page.",
     "list_sessions": "See who is here on the sessions page.",

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..models import plain
+from ..base.models import plain
 from . import actions, data
 from .context import checked_fields, viewer_of
 

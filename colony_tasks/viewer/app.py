@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from ..errors import ColonyError, describe
+from ..base.errors import ColonyError, describe
 from ..store import Store
 from . import api, pages
 from .actions import STEP_WORDING, status_for

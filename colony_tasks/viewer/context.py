@@ -33,7 +33,7 @@ class Viewer:
 
     @property
     def human_id(self) -> str:
-        """The session id :func:`colony_tasks.sessions.human_session` gives this name."""
+        """The session id :func:`colony_tasks.domain.sessions.human_session` gives this name."""
         return f"human:{self.human_name}"
 
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import actions, work
-from .. import claims as claims_mod
-from .. import presence as presence_mod
-from ..errors import ColonyError, describe
-from ..kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
-from ..models import Observation, Session, Task
+from ..base.errors import ColonyError, describe
+from ..base.kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
+from ..base.models import Observation, Session, Task
+from ..domain import claims as claims_mod
+from ..domain import presence as presence_mod
+from ..domain import work
+from ..domain.tasks import get_task
 from ..search import Searcher
 from ..store import Store
-from ..tasks import get_task
+from ..usecases import actions
 from .actions import STEP_WORDING
 
 THREAD_LIMIT = 500
@@ -26,7 +27,7 @@ WAITING_KINDS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.BLOCKER)
 
 
 def presence(session: Session, now: float) -> str:
-    """The session's presence, by the core's one rule (:func:`colony_tasks.presence.of`)."""
+    """The session's presence, by the core's one rule (:func:`colony_tasks.domain.presence.of`)."""
     return presence_mod.of(session.ended_at, session.waiting, session.last_seen_at, now)
 
 

@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..errors import ColonyError, describe
-from ..kinds import POSTABLE_KINDS
+from ..base.errors import ColonyError, describe
+from ..base.kinds import POSTABLE_KINDS
 from . import actions, data, security
 from .actions import STEP_WORDING
 from .context import Viewer, base_context, checked_fields, token_redirect, viewer_of

@@ -13,7 +13,8 @@ from typing import Any
 import jinja2
 from starlette.responses import HTMLResponse
 
-from ..render import KIND_LABEL, ago, clip, iso
+from ..base.text import ago, clip, iso
+from ..render.lines import KIND_LABEL
 
 TEMPLATES = Path(__file__).parent / "templates"
 MARKED = re.compile(r"\[([^\[\]]*)\]")

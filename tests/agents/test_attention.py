@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from colony_tasks import actions
 from colony_tasks.store import Store
+from colony_tasks.usecases import actions
 
 from .model_server import MessagesServer, ResponsesServer, call, context, say
 from .terminal import interactive_claude

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from colony_tasks import actions
 from colony_tasks.store import Store
+from colony_tasks.usecases import actions
 
 from .model_server import ResponsesServer, Step, context, say, texts
 from .test_lifecycle import held_by_another

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from colony_tasks import actions, sessions
+from colony_tasks.domain import sessions
 from colony_tasks.store import Store
+from colony_tasks.usecases import actions
 
 from .model_server import MessagesServer, Step, call, context, fail, say
 

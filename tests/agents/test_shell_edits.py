@@ -2,7 +2,7 @@
 session holds warns in both agents, as an Edit or apply_patch does.
 
 PreToolUse notes the state of the files that matter before the shell command; PostToolUse
-compares and treats the changed files as an Edit (colony_tasks/shell_edits.py).
+compares and treats the changed files as an Edit (colony_tasks/domain/shell_edits.py).
 """
 
 from __future__ import annotations

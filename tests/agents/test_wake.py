@@ -21,18 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions
 from colony_tasks.store import Store, open_store
+from colony_tasks.usecases import actions
 
-from .model_server import (
-    MessagesServer,
-    ResponsesServer,
-    Step,
-    call,
-    context,
-    say,
-    search_tools,
-)
+from .model_server import MessagesServer, ResponsesServer, Step, call, context, say, search_tools
 from .sandbox import Sandbox
 
 pytestmark = pytest.mark.agents

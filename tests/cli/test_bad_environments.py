@@ -79,7 +79,7 @@ def team_extra_missing(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [m for m in sys.modules if m.startswith("colony_tasks.store.pg")]:
         if name != "colony_tasks.store.pg_schema":
             monkeypatch.delitem(sys.modules, name)
-    for name in [m for m in sys.modules if m.startswith("colony_tasks.team.daemon")]:
+    for name in [m for m in sys.modules if m.startswith("colony_tasks.relay.team")]:
         monkeypatch.delitem(sys.modules, name)
 
 
@@ -164,7 +164,7 @@ def test_command_fails_in_one_line_with_the_next_step(argv: list[str], broken: s
 
 
 def test_unsupported_url_creates_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from colony_tasks.errors import Misconfigured
+    from colony_tasks.base.errors import Misconfigured
     from colony_tasks.store import open_store
 
     monkeypatch.chdir(tmp_path)
@@ -174,7 +174,7 @@ def test_unsupported_url_creates_no_file(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_doctor_and_cli_word_a_damaged_database_alike(tmp_path: Path, monkeypatch):
-    from colony_tasks import doctor
+    from colony_tasks.install import doctor
 
     corrupt_database(tmp_path / "home", monkeypatch)
     path = str(tmp_path / "home" / "colony.db")

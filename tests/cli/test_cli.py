@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from colony_tasks import __version__, actions
-from colony_tasks import claims as claims_mod
+from colony_tasks import __version__
 from colony_tasks.cli import cli
+from colony_tasks.domain import claims as claims_mod
 from colony_tasks.store import open_default
+from colony_tasks.usecases import actions
 from tests.support.helpers import join
 
 

@@ -15,8 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from colony_tasks import actions, sessions
+from colony_tasks.domain import sessions
 from colony_tasks.store import open_default
+from colony_tasks.usecases import actions
 from tests.support.hookrun import claude
 
 HEAVY = [
@@ -53,10 +54,10 @@ def test_the_core_a_hook_may_apply_in_process_imports_no_heavy_package():
         [
             "colony_tasks.relay.apply",
             "colony_tasks.store",
-            "colony_tasks.lanes",
+            "colony_tasks.base.lanes",
             "colony_tasks.search",
-            "colony_tasks.redact",
-            "colony_tasks.render",
+            "colony_tasks.base.redact",
+            "colony_tasks.render.lines",
         ]
     )
     assert not tops(loaded) & set(HEAVY)
@@ -97,9 +98,9 @@ def test_a_client_answered_by_its_relay_loads_none_of_the_core(home: Path, repo:
         stdout, loaded = run_client(
             "user-prompt-submit", claude("user-prompt-submit", "s", repo, prompt="hi")
         )
-        if "colony_tasks.events" not in loaded:
+        if "colony_tasks.usecases.events" not in loaded:
             break
-    assert "colony_tasks.events" not in loaded and "colony_tasks.store" not in loaded
+    assert "colony_tasks.usecases.events" not in loaded and "colony_tasks.store" not in loaded
     assert not tops(loaded) & set(HEAVY)
     assert "colony_tasks.relay.wire" in loaded  # it did reach the relay
 
@@ -125,5 +126,5 @@ def test_an_edit_of_a_glob_claimed_file_is_warned_without_importing_pathspec(hom
         stdout, loaded = run_client(event, payload, {"COLONY_TASKS_RELAY": "off"})
         warning = json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
         assert "docs/guide.md is held by codex-" in warning
-        assert "colony_tasks.events" in loaded  # applied here, not by a relay
+        assert "colony_tasks.usecases.events" in loaded  # applied here, not by a relay
         assert not tops(loaded) & set(HEAVY)

@@ -8,9 +8,9 @@ import json
 import sqlite3
 from pathlib import Path
 
-from colony_tasks import actions
 from colony_tasks.hooks.payload import MAX_DEPTH, loads, shallow
 from colony_tasks.store import open_default
+from colony_tasks.usecases import actions
 from tests.support.hookrun import claude, codex, patch, run_hook
 
 FILES = 20_000

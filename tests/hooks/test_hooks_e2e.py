@@ -144,7 +144,7 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
 
 
 def test_directed_question_is_delivered_mid_turn_after_a_tool_call(home: Path, repo: Path):
-    from colony_tasks import actions
+    from colony_tasks.usecases import actions
 
     cc("session-start", home, claude("session-start", "cl-1", repo, source="startup"))
     cx("session-start", home, codex("session-start", "cx-1", repo, source="startup"))

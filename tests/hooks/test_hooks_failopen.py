@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import doctor, events, paths
+from colony_tasks.base import paths
 from colony_tasks.hooks import payload as payload_mod
 from colony_tasks.hooks import runner
+from colony_tasks.install import doctor
 from colony_tasks.relay import apply as apply_mod
+from colony_tasks.usecases import events
 from tests.support.hookrun import claude, relay_status, run_hook
 
 EVENTS = list(payload_mod.EVENT_NAMES)

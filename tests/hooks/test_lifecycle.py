@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from colony_tasks import actions
-from colony_tasks.briefing import REBRIEF_CHARS, SUBAGENT_CHARS
+from colony_tasks.base.errors import Conflict
 from colony_tasks.cli import cli
-from colony_tasks.errors import Conflict
-from colony_tasks.presence import CUT_OFF_GRACE
+from colony_tasks.domain.presence import CUT_OFF_GRACE
+from colony_tasks.render.briefing import REBRIEF_CHARS, SUBAGENT_CHARS
 from colony_tasks.store import Store
+from colony_tasks.usecases import actions
 from colony_tasks.viewer.data import sessions_view
 from tests.support.contracts import check_claude, check_codex, context_of
 from tests.support.hookrun import claude, codex, run_hook

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import paths
+from colony_tasks.base import paths
 from colony_tasks.store import Store, open_default
 from colony_tasks.store.schema import LATEST, MIGRATIONS, Migration
 
@@ -190,8 +190,8 @@ def test_a_migrations_record_is_bound_not_formatted_into_sql(tmp_path: Path):
 
 
 def test_the_outbox_and_the_store_open_their_files_by_one_recipe(tmp_path: Path):
-    from colony_tasks import sqlite_file
-    from colony_tasks.team.outbox import Outbox
+    from colony_tasks.base import sqlite_file
+    from colony_tasks.relay.outbox import Outbox
 
     store = Store(tmp_path / "s.db")
     outbox = Outbox(str(tmp_path / "o.db"))

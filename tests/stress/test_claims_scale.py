@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import claims, sessions
+from colony_tasks.domain import claims, sessions
 from colony_tasks.store import Store
 from tests.support.helpers import fill, join
 

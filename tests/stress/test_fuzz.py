@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from colony_tasks import sessions
+from colony_tasks.domain import sessions
 from colony_tasks.hooks import runner
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import Store, open_default

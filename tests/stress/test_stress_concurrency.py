@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from colony_tasks.kinds import THREAD_KINDS
+from colony_tasks.base.kinds import THREAD_KINDS
 from colony_tasks.store import Store
 from tests.support.contracts import check_claude, check_codex, context_of
 from tests.support.hookrun import claude, codex, patch, run_hook
@@ -263,7 +263,8 @@ def test_simultaneous_hooks_lose_nothing_and_deliver_each_item_once(
 
 
 def test_the_news_of_whom_ones_items_woke_is_not_counted_as_a_delivery():
-    from colony_tasks import briefing, wake
+    from colony_tasks.domain import wake
+    from colony_tasks.render import briefing
 
     news = briefing.woke(
         [{"observation_id": 23, "kind": "note", "via": wake.VIA_WAKE, "recipient_handle": "cx-1"}]

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from colony_tasks import sessions
-from colony_tasks.claims import AUTO_NOTE
 from colony_tasks.cli import cli
+from colony_tasks.domain import sessions
+from colony_tasks.domain.claims import AUTO_NOTE
 from colony_tasks.hooks import runner
 from colony_tasks.store import Store
 from colony_tasks.store.schema import LATEST

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from colony_tasks import sessions
+from colony_tasks.domain import sessions
 from colony_tasks.store import Store
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
-from colony_tasks import actions
 from colony_tasks.store import open_default
+from colony_tasks.usecases import actions
 
 
 def main() -> None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import sys
 
-from colony_tasks import actions
 from colony_tasks.hooks.payload import request
 from colony_tasks.relay.apply import apply
 from colony_tasks.store import open_default
+from colony_tasks.usecases import actions
 
 
 def say(*parts: object) -> None:

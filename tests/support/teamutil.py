@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from colony_tasks import backend
+from colony_tasks.base import backend
 from tests.support.gitutil import git
 from tests.support.hookrun import HookRun, run_hook
 

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, backend, chains, lanes
+from colony_tasks.base import backend, lanes
+from colony_tasks.domain import chains
 from colony_tasks.store import open_store
 from colony_tasks.store.pg import translate
+from colony_tasks.usecases import actions
 from tests.support.gitutil import git
 from tests.support.hookrun import EXE, claude, codex, patch
 from tests.support.teamutil import Machine, context, make_machines, spool, wait_for
@@ -251,7 +253,7 @@ def test_a_team_hook_process_never_loads_a_database_driver(machines: list[Machin
     )
     loaded = set(json.loads(out.stderr.strip().splitlines()[-1]))
     assert not {m.split(".")[0] for m in loaded} & {"pg8000", "psycopg", "scramp", "ssl"}
-    assert "colony_tasks.team.client" in loaded and "colony_tasks.store.pg" not in loaded
+    assert "colony_tasks.hooks.spool" in loaded and "colony_tasks.store.pg" not in loaded
 
 
 @pg
@@ -304,9 +306,9 @@ def test_a_second_relay_for_the_same_store_exits_at_once(machines: list[Machine]
 def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
     machines: list[Machine], pg_url: str, monkeypatch: pytest.MonkeyPatch
 ):
-    from colony_tasks import events
+    from colony_tasks.relay.outbox import MAX_ATTEMPTS
     from colony_tasks.relay.team import TeamRelay
-    from colony_tasks.team.outbox import MAX_ATTEMPTS
+    from colony_tasks.usecases import events
 
     def broken(store, event, tool, **options):
         raise RuntimeError("a bug in a use case")
@@ -338,7 +340,8 @@ def test_an_event_that_keeps_failing_is_set_aside_and_shown_by_doctor(
 def test_sessions_record_who_runs_them_and_one_machine_shows_no_who(
     tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from colony_tasks import briefing, sessions
+    from colony_tasks.domain import sessions
+    from colony_tasks.render import briefing
 
     monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("COLONY_TASKS_DEVELOPER", "alice")
@@ -364,7 +367,7 @@ def test_the_viewer_shows_who_runs_each_session(
 ):
     from starlette.testclient import TestClient
 
-    from colony_tasks import sessions
+    from colony_tasks.domain import sessions
     from colony_tasks.viewer import create_app
 
     monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "home"))

@@ -15,11 +15,12 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from colony_tasks import actions, backend
+from colony_tasks.base import backend
 from colony_tasks.hooks import runner
+from colony_tasks.relay.outbox import Outbox
 from colony_tasks.relay.team import TeamRelay
 from colony_tasks.store import open_store
-from colony_tasks.team.outbox import Outbox
+from colony_tasks.usecases import actions
 from tests.support.hookrun import EXE, claude, codex
 from tests.support.secret_corpus import CORPUS
 from tests.support.teamutil import Machine, context, make_machines, spool, wait_for

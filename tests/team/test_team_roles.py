@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from colony_tasks.errors import Misconfigured
+from colony_tasks.base.errors import Misconfigured
 from colony_tasks.store import open_store
 from colony_tasks.store.pg import StoreUnavailable, connect
 from tests.support import ROOT
@@ -235,7 +235,8 @@ def test_a_developer_role_cannot_change_the_schema(team_server: TeamServer, stat
 def test_a_developer_added_later_works_and_other_roles_of_the_server_stay_out(
     team_server: TeamServer, repo: Path, home: Path
 ):
-    from colony_tasks import actions, sessions
+    from colony_tasks.domain import sessions
+    from colony_tasks.usecases import actions
 
     open_store(team_server.admin).close()  # migrated by the owner
     later = re.search(r"`(CREATE ROLE bob_ci LOGIN PASSWORD '\.\.\.' IN ROLE colony_members;)`",
@@ -265,7 +266,8 @@ class Crew:
     and bob, the hostile one."""
 
     def __init__(self, team_server: TeamServer, repo: Path, tag: str) -> None:
-        from colony_tasks import actions, sessions
+        from colony_tasks.domain import sessions
+        from colony_tasks.usecases import actions
 
         open_store(team_server.admin).close()  # migrated by the owner
         self.server = team_server
@@ -526,8 +528,8 @@ def test_the_attempt_table_lists_every_thing_a_hostile_member_can_still_do():
 
 
 def test_the_core_s_cross_developer_steps_pass_the_server_s_rules_and_nothing_else(crew: Crew):
-    from colony_tasks import actions
-    from colony_tasks.errors import NotAllowed
+    from colony_tasks.base.errors import NotAllowed
+    from colony_tasks.usecases import actions
 
     alice, bob, a, b = crew.alice, crew.bob, crew.a, crew.b
     # A question addressed to bob: bob answers it.
@@ -571,8 +573,8 @@ def test_the_core_s_cross_developer_steps_pass_the_server_s_rules_and_nothing_el
 
 
 def test_a_member_cannot_use_another_member_s_session_key(crew: Crew):
-    from colony_tasks import identity
-    from colony_tasks.errors import NotAllowed
+    from colony_tasks.base.errors import NotAllowed
+    from colony_tasks.domain import identity
 
     credential = identity.credential(crew.alice, crew.a)  # what alice's briefing shows
     assert credential and credential.split(":")[1] not in str(
@@ -615,8 +617,8 @@ LOCK_SQL = "SELECT pg_advisory_lock(x'636F6C6F6E79'::bigint)"
 
 
 def test_a_held_write_lock_makes_a_transaction_wait_then_name_its_holder(crew: Crew):
-    from colony_tasks import actions
-    from colony_tasks.errors import StoreBusy
+    from colony_tasks.base.errors import StoreBusy
+    from colony_tasks.usecases import actions
 
     holder = connect(crew.server.bob)
     try:
@@ -668,7 +670,7 @@ async def _post_while_locked(machine: Machine, credential: str, holder: Any, err
 def test_a_held_write_lock_makes_mcp_calls_wait_with_a_message_and_never_end_the_server(
     crew: Crew, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from colony_tasks import identity, sessions
+    from colony_tasks.domain import identity, sessions
 
     laptop = make_machines(tmp_path, crew.server.alice, names=("laptop",))[0]
     monkeypatch.setenv("COLONY_TASKS_HOME", str(laptop.home))  # keys derive on alice's machine
@@ -713,7 +715,7 @@ def test_the_guards_do_not_trust_a_member_s_temporary_tables(crew: Crew):
 
 
 def test_doctor_repairs_run_by_a_member_end_only_its_own_silent_sessions(crew: Crew):
-    from colony_tasks import doctor
+    from colony_tasks.install import doctor
 
     admin = open_store(crew.server.admin)
     try:

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, events, sessions
+from colony_tasks.domain import sessions
 from colony_tasks.mcp_server.background import EmbeddingWorker
 from colony_tasks.search import Searcher
 from colony_tasks.store import open_store
+from colony_tasks.usecases import actions, events
 from tests.support.hookrun import EXE
 
 pytestmark = pytest.mark.postgres

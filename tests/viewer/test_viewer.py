@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from colony_tasks import actions, chains, presence, semantic, sessions
+from colony_tasks.domain import chains, presence, sessions
+from colony_tasks.search import semantic
+from colony_tasks.usecases import actions
 from colony_tasks.viewer import create_app
 from colony_tasks.viewer.app import STATIC
 from colony_tasks.viewer.security import CSP, host_of

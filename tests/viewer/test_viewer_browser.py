@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from colony_tasks import actions, chains, sessions
+from colony_tasks.domain import chains, sessions
 from colony_tasks.store import Store
+from colony_tasks.usecases import actions
 from colony_tasks.viewer import create_app
 from colony_tasks.viewer.server import allowed_hosts, bind, start_in_thread, url_for
 from tests.support import TESTS

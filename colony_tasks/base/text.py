@@ -1,0 +1,42 @@
+"""Plain text and time formatting: clipping a text to one line, and human-readable times.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import time
+
+LINE_CHARS = 240
+
+
+def clip(text: str, limit: int = LINE_CHARS) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- times ---------------------------------------------------------------------------------
+
+
+def ago(then: float | None, now: float | None = None) -> str:
+    """``just now``, ``4m ago``, ``3h ago``, ``2d ago``."""
+    if then is None:
+        return "never"
+    seconds = max(0.0, (time.time() if now is None else now) - then)
+    if seconds < 45:
+        return "just now"
+    if seconds < 3600:
+        return f"{round(seconds / 60) or 1}m ago"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)}h ago"
+    return f"{round(seconds / 86400)}d ago"
+
+
+def iso(ts: float | None) -> str:
+    if ts is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def minutes(seconds: float) -> str:
+    return f"{max(0, round(seconds / 60))}m"

@@ -1,0 +1,196 @@
+"""Waking an idle session: what wakes it, delivered exactly once, and its sender told.
+
+Everything else is delivered on the recipient's own next hook. A few items should not wait for
+a session that has finished its turn and idles until its human types again:
+
+- a question or handoff addressed to the session (by handle or by agent kind),
+- a chain turn passed to it,
+- an interface-change notice for its files,
+- a post marked urgent (to its lane, or to it).
+
+Never ordinary chatter: broadcast notes, decisions and answers wait for the next turn.
+
+Two levers reach an idle session. Claude Code runs a background Stop handler
+(``colony-tasks hook wait``) that holds a wait in the relay and wakes the session when such an
+item arrives (:func:`claim`, called by the relay). Codex runs hooks only synchronously: its Stop
+is gated instead (:func:`stop_gate`): with an *urgent* item pending the session does not stop,
+and the item becomes its next prompt, at most :data:`MAX_STOP_BLOCKS` stops in a row.
+
+Either way the items are claimed with the same mark the hooks' mid-turn delivery uses
+(``recipients.state``, in one transaction), so a wake and the next hook never both deliver one.
+The mark records how (``via``): the sender is told once, in its next hook, that its item woke
+its recipient (:func:`sender_news`); at posting time it is told whether its recipient idles
+and is being woken or will see it at its next turn (:func:`recipient_status`). A recipient
+that ended first is today's undeliverable rule: the sender is told to re-address it to the lane.
+
+Waking is on by default; ``settings.json`` turns it off for the user (``{"wake": {"enabled":
+false}}``) or for some repositories (``{"wake": {"off_repos": ["~/src/shop", ...]}}``: a work
+tree's folder, its repository's name or identity). Standard library only: the hook path
+imports this module.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..base import settings
+from ..base.kinds import AgentKind, ObsKind
+from ..base.models import Observation, Record, Session
+from ..store import Store
+from . import delivery
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+#: Kinds that wake their recipient when addressed to it (a handle or an agent kind).
+DIRECTED = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)
+#: Kinds that wake every recipient (they are only ever addressed to the sessions they concern).
+ALWAYS = (ObsKind.INTERFACE,)
+#: How many stops in a row Codex's stop gate holds back before it lets the session stop.
+MAX_STOP_BLOCKS = 3
+VIA_WAKE = "wake"
+VIA_STOP = "stop"
+PREFIX = "colony-tasks"
+
+
+def enabled(store: Store, session: Session) -> bool:
+    """Whether ``session`` may be woken: the user's setting, then its repository's."""
+    wanted = settings.load().get("wake", {})
+    if wanted.get("enabled") is False:
+        return False
+    off = wanted.get("off_repos")
+    if not isinstance(off, list) or not off or session.lane_id is None:
+        return True
+    lane = store.get_lane(session.lane_id)
+    if lane is None:
+        return True
+    names = {lane.root, lane.repo_id, lane.repo_name}
+    for entry in off:
+        if (
+            isinstance(entry, str)
+            and entry
+            and (entry in names or os.path.realpath(os.path.expanduser(entry)) == lane.root)
+        ):
+            return False
+    return True
+
+
+def pending(store: Store, session_id: str) -> list[Observation]:
+    """The undelivered items that would wake this session, oldest first (nothing claimed)."""
+    return store.pending_wake(session_id, DIRECTED, ALWAYS)
+
+
+def ready(store: Store, session_ids: Iterable[str]) -> dict[str, bool]:
+    """For many waiting sessions in one query: ``{session_id: ended}`` for each that ended or
+    has an item that wakes it. The relay asks this for all its waiters at once."""
+    return store.sessions_to_wake(list(session_ids), DIRECTED, ALWAYS)
+
+
+def claim(
+    store: Store, session_id: str, *, via: str = VIA_WAKE, urgent_only: bool = False
+) -> list[Observation]:
+    """Take the items that wake this session, marked delivered (``via``) in one transaction:
+    whoever claims first — this, or the session's own next hook — delivers, never both.
+    ``urgent_only``: only urgent items (Codex's stop gate)."""
+
+    def found() -> list[Observation]:
+        items = pending(store, session_id)
+        return [o for o in items if o.urgent] if urgent_only else items
+
+    if not found():  # a read first: most stops have nothing, and take no write lock
+        return []
+    with store.transaction():
+        session = store.get_session(session_id)
+        if session is None or session.ended_at is not None:
+            return []
+        items = found()
+        if not items:
+            return []
+        store.mark_delivered(session_id, [o.id for o in items], via=via)
+        delivery.after_directed(store, session, items)
+    return items
+
+
+def hold(store: Store, session_id: str, held: bool) -> None:
+    """The relay holds (or no longer holds) a wake wait for this session: senders are told
+    it idles and is woken at once."""
+    store.set_wake_since(session_id, store.now() if held else None)
+
+
+class Gate(Record):
+    """What Codex's Stop gate decided: ``items`` (urgent, now delivered) keep the session
+    working — they become its next prompt — and ``last`` says this is the last hold in a row;
+    ``unread`` urgent items wait for its next prompt because its stop was held back
+    :data:`MAX_STOP_BLOCKS` times already (its human is told). Empty: let it stop."""
+
+    items: tuple[Observation, ...] = ()
+    last: bool = False
+    unread: int = 0
+
+
+def stop_gate(store: Store, me: Session, active: bool) -> Gate:
+    """Codex's Stop: keep the session working with its urgent items (which become its next
+    prompt and count as delivered), or let it stop.
+
+    ``active``: this stop follows one the gate held back (Codex's ``stop_hook_active``). After
+    :data:`MAX_STOP_BLOCKS` in a row the session stops; what is left waits for its next prompt,
+    and the human is told so. Non-urgent items never hold a stop."""
+    blocks = store.stop_blocks(me.id) if active else 0
+    if blocks >= MAX_STOP_BLOCKS:
+        store.set_stop_blocks(me.id, 0)
+        return Gate(unread=len([o for o in pending(store, me.id) if o.urgent]))
+    if not enabled(store, me):
+        return Gate()
+    items = claim(store, me.id, via=VIA_STOP, urgent_only=True)
+    if not items:
+        if blocks:
+            store.set_stop_blocks(me.id, 0)
+        return Gate()
+    store.set_stop_blocks(me.id, blocks + 1)
+    return Gate(tuple(items), last=blocks + 1 >= MAX_STOP_BLOCKS)
+
+
+def woken(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
+    """Once per item: which of this session's items woke their idle recipient or kept it from
+    stopping (``observation_id``, ``kind``, ``via``, ``recipient_handle``; shown in its next
+    hook, next to the undeliverable notice)."""
+    if not store.has_woken(me.id):
+        return ()
+    return tuple(store.woken_for_sender(me.id))
+
+
+def recipient_status(store: Store, obs: Observation | None, recipient: dict[str, Any]) -> str:
+    """For the sender, per recipient of ``obs``: ``woke`` / ``kept from stopping`` (it was
+    delivered so), ``delivered``, ``waking`` (it idles with a wake wait held: it is woken
+    now), ``before it stops`` (an urgent item to Codex), ``next turn`` (it sees it at its
+    next hook), or ``ended: re-address it to the lane``."""
+    state = recipient.get("state")
+    if state == "delivered":
+        via = recipient.get("via")
+        if via == VIA_WAKE:
+            return "woke"
+        return "kept from stopping" if via == VIA_STOP else "delivered"
+    if state in ("undeliverable", "undeliverable-reported"):
+        return "ended: re-address it to the lane"
+    if obs is None or not wakes(obs):
+        return "next turn"
+    if recipient.get("wake_since") is not None:
+        return "waking"
+    if recipient.get("agent") == AgentKind.CODEX and obs.urgent:
+        return "next hook, or before it stops"
+    return "next turn"
+
+
+def annotate(
+    store: Store, obs_id: int, recipients: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The recipient rows of a posted item, each with ``wake``: its :func:`recipient_status`."""
+    obs = store.get_observation(obs_id)
+    return [{**r, "wake": recipient_status(store, obs, r)} for r in recipients]
+
+
+def wakes(obs: Observation) -> bool:
+    """Whether ``obs`` wakes its recipients (the rule of this module, for one item)."""
+    return obs.urgent or obs.kind in ALWAYS or (obs.to is not None and obs.kind in DIRECTED)

@@ -1,0 +1,53 @@
+"""Process ancestry (:mod:`colony_tasks.base.procs`): the agent a hook or a CLI runs under, through
+real process trees (an agent-like parent, a wrapping shell)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from colony_tasks.base import procs
+
+pytestmark = pytest.mark.skipif(not procs.has_proc(), reason="reads /proc (Linux)")
+
+PROBE = "from colony_tasks.base import procs; print(procs.agent_pid(), procs.ancestors())"
+
+
+def run_under(shell: bool) -> tuple[int, list[int], int]:
+    """Run the probe as the child of a python 'agent' (through ``sh -c`` when ``shell``);
+    (agent_pid, ancestors, the agent's pid) as the probe saw them."""
+    inner = [sys.executable, "-c", PROBE]
+    command = ["sh", "-c", " ".join(inner[:2]) + f' "{PROBE}"; true'] if shell else inner
+    agent = textwrap.dedent(
+        f"""
+        import os, subprocess, sys
+        out = subprocess.run({command!r}, capture_output=True, text=True, check=True).stdout
+        print(os.getpid(), out)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", agent], capture_output=True, text=True, check=True
+    ).stdout.split(" ", 1)
+    me = int(out[0])
+    pid_text, chain_text = out[1].strip().split(" ", 1)
+    return int(pid_text), eval(chain_text), me  # noqa: S307 - our own probe's list of ints
+
+
+def test_the_agent_is_the_parent_or_the_parent_of_its_wrapping_shell():
+    pid, chain, agent = run_under(shell=False)
+    assert pid == agent and chain[0] == agent
+    pid, chain, agent = run_under(shell=True)
+    assert pid == agent  # Codex runs hooks through a shell: skip it
+    assert agent in chain and chain.index(agent) == 1  # the shell first, then the agent
+
+
+def test_ancestors_stop_at_the_limit_and_alive_tells_a_gone_process():
+    assert len(procs.ancestors(limit=1)) <= 1
+    assert procs.ancestors()[0] == os.getppid()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert procs.alive(os.getpid()) and not procs.alive(gone.pid) and not procs.alive(None)
