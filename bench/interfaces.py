@@ -37,7 +37,7 @@ import _stats  # noqa: E402
 from depgraph import generate  # noqa: E402
 
 from colony_tasks.depgraph import interface_changes as interfaces  # noqa: E402
-from colony_tasks.domain import sessions  # noqa: E402
+from colony_tasks.domain import sessions, shell_edits  # noqa: E402
 from colony_tasks.store import Store  # noqa: E402
 from colony_tasks.usecases import actions, events  # noqa: E402
 from hooks import BASELINE, EXE, git_repo, seed  # noqa: E402
@@ -195,20 +195,23 @@ def in_process(root: Path, repo: Path, n: int) -> list[_stats.Stat]:
     me = store.get_session("bench-claude")
     command = "sed -i 's/a/a/' src/app.py && pytest -q"
     ids = iter(range(10**9))
-    tools = [events.ToolUse("Bash", "shell", (), command, "ip0")]
+    use_ids = [f"ip{next(ids)}"]
 
     def fresh() -> None:  # every tool call has its own id, so its own new note file
-        tools[0] = tools[0]._replace(use_id=f"ip{next(ids)}")
+        use_ids[0] = f"ip{next(ids)}"
 
-    here = events.here_of(store, me, str(repo))
-    watched = len(events._watched(store, here))
-    note = _stats.time_calls(
-        lambda: events._note_shell_files(store, here, tools[0]), n, setup=fresh
-    )
+    lane = store.get_lane(me.lane_id)
+    cwd = str(repo)
+    watched = len(shell_edits._watched(store, me, lane))
+
+    def note_it() -> None:
+        shell_edits.note_before(store, me, lane, cwd, command, use_ids[0])
+
+    note = _stats.time_calls(note_it, n, setup=fresh)
     both = _stats.time_calls(
-        lambda: events._shell_changed(store, here, tools[0]),
+        lambda: shell_edits.changed_by(store, me, lane, cwd, command, use_ids[0]),
         n,
-        setup=lambda: (fresh(), events._note_shell_files(store, here, tools[0])),
+        setup=lambda: (fresh(), note_it()),
     )
     noop = _stats.time_calls(lambda: store.get_lane(me.lane_id), n)
     store.close()

@@ -1,19 +1,129 @@
-"""The agents' lifecycle events colony-tasks handles: our name for each (the argument of
-``colony-tasks hook``) and the name Claude Code and Codex give it in their settings and
-payloads (``hookEventName``). The one table the hook client, the installer and the core read.
+"""The agents' events: one row per event colony-tasks handles, read by every layer that needs
+to know an event.
 
-No imports: the hook client reads it on every event.
+- the hook client (:mod:`colony_tasks.hooks.payload`): which payload fields to pass on, whether
+  the event carries a tool call, which tools edit, read, patch or run commands;
+- the relay's apply (:mod:`colony_tasks.relay.apply`) and the use cases
+  (:data:`colony_tasks.usecases.events.USE_CASES`, one use case per row): the fields and their
+  defaults, and which events are applied exactly once;
+- the hook's reply, the renderer and the team relay: which events never give the agent text;
+- the installer (:mod:`colony_tasks.install.hookblock`): which agents have the event, under
+  which name, and which tool names and notification types its matchers select.
+
+Adding an event: a row here and its use case (with its entry in ``USE_CASES``).
+
+No imports, not even ``typing`` (~1.5 ms): the hook client reads this module on every event.
 """
 
-AGENT_EVENTS = {
-    "session-start": "SessionStart",
-    "user-prompt-submit": "UserPromptSubmit",
-    "pre-tool-use": "PreToolUse",
-    "post-tool-use": "PostToolUse",
-    "post-tool-use-failure": "PostToolUseFailure",
-    "subagent-start": "SubagentStart",
-    "stop": "Stop",
-    "stop-failure": "StopFailure",
-    "notification": "Notification",
-    "session-end": "SessionEnd",
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeGuard
+
+    #: What a tool call does, in the core's terms.
+    ToolAction = Literal["edit", "read", "shell", "other"]
+
+EDIT: Final = "edit"
+READ: Final = "read"
+SHELL: Final = "shell"
+OTHER: Final = "other"
+TOOL_ACTIONS = (EDIT, READ, SHELL, OTHER)
+
+
+def is_tool_action(value: object) -> TypeGuard[ToolAction]:
+    return value in TOOL_ACTIONS
+
+
+#: The tools whose calls colony-tasks reads, by what they do (a payload's ``tool_name``), in
+#: the order the installer's matchers name them. Claude Code's file tools name their file
+#: (``file_path``, ``notebook_path``)...
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+#: ... Codex's ``apply_patch`` names its files in the patch body ...
+PATCH_TOOLS = ("apply_patch",)
+READ_TOOLS = ("Read",)
+#: ... and a shell tool's files are found from what the command changed.
+SHELL_TOOLS = ("Bash", "PowerShell", "shell", "exec_command")
+
+#: The notification types that mean a session waits on its human (Claude Code's idle or
+#: permission prompt); other notifications are not installed for and never open the store.
+WAITING_NOTIFICATIONS = ("idle_prompt", "permission_prompt")
+
+CLAUDE, CODEX = "claude", "codex"
+
+
+class AgentEvent:
+    """One agent event.
+
+    ``slug`` is our name (the argument of ``colony-tasks hook``); ``names`` the name each agent
+    that has the event gives it (its settings key and payload ``hook_event_name``); ``fields``
+    the payload values the event passes on besides the session's, each ``(name, payload key,
+    default)`` — a ``False`` default marks a flag (true only when the payload says ``true``);
+    ``tool``: the event is about one tool call; ``quiet``: it never gives the agent text (so it
+    is idempotent, and applied without an idempotency key)."""
+
+    __slots__ = ("slug", "names", "fields", "tool", "quiet")
+
+    def __init__(
+        self,
+        slug: str,
+        names: dict[str, str],
+        *,
+        fields: tuple[tuple[str, str, str | bool], ...] = (),
+        tool: bool = False,
+        quiet: bool = False,
+    ) -> None:
+        self.slug = slug
+        self.names = names
+        self.fields = fields
+        self.tool = tool
+        self.quiet = quiet
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        return tuple(self.names)
+
+    def __repr__(self) -> str:
+        return f"AgentEvent({self.slug!r})"
+
+
+def _both(name: str) -> dict[str, str]:
+    return {CLAUDE: name, CODEX: name}
+
+
+#: Every agent event, by our name.
+EVENTS = {
+    e.slug: e
+    for e in (
+        AgentEvent(
+            "session-start", _both("SessionStart"), fields=(("source", "source", "startup"),)
+        ),
+        AgentEvent(
+            "user-prompt-submit", _both("UserPromptSubmit"), fields=(("prompt", "prompt", ""),)
+        ),
+        AgentEvent("pre-tool-use", _both("PreToolUse"), tool=True),
+        AgentEvent("post-tool-use", _both("PostToolUse"), tool=True),
+        # Claude Code fires it instead of PostToolUse when a tool fails; Codex fires PostToolUse.
+        AgentEvent("post-tool-use-failure", {CLAUDE: "PostToolUseFailure"}, tool=True),
+        AgentEvent(
+            "subagent-start", _both("SubagentStart"), fields=(("agent_type", "agent_type", ""),)
+        ),
+        AgentEvent(
+            "stop", _both("Stop"), fields=(("active", "stop_hook_active", False),), quiet=True
+        ),
+        AgentEvent(
+            "stop-failure", {CLAUDE: "StopFailure"}, fields=(("error", "error", ""),), quiet=True
+        ),
+        AgentEvent(
+            "notification",
+            {CLAUDE: "Notification"},
+            fields=(("notification_type", "notification_type", ""),),
+            quiet=True,
+        ),
+        AgentEvent("session-end", _both("SessionEnd"), quiet=True),
+    )
 }
+
+#: Our event name -> the agents' (``hookEventName``); every agent that has an event names it
+#: alike today.
+AGENT_EVENTS = {slug: next(iter(e.names.values())) for slug, e in EVENTS.items()}

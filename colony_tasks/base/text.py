@@ -1,4 +1,5 @@
-"""Plain text and time formatting: clipping a text to one line, and human-readable times.
+"""Plain text and time formatting: text that SQLite and JSON accept, clipping a text to one
+line, and human-readable times.
 
 Standard library only.
 """
@@ -8,6 +9,18 @@ from __future__ import annotations
 import time
 
 LINE_CHARS = 240
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with lone surrogates (half an emoji from a JSON ``\\ud83d`` escape) replaced.
+
+    SQLite stores UTF-8; a lone surrogate cannot be encoded and would make the write fail.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 def clip(text: str, limit: int = LINE_CHARS) -> str:

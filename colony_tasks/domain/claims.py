@@ -60,6 +60,12 @@ class Holder(Record):
     note: str = ""
     who: str = ""
 
+    @property
+    def live(self) -> bool:
+        """Whether this is a real collision: the one rule of a live holder of a path — a
+        claim of the same lane, by a session that is not stale (quiet, or cut off)."""
+        return not self.other_lane and not self.stale
+
 
 class RecentEdit(Record):
     """Another session's edit of a path in the last 30 minutes (``who`` as for :class:`Holder`)."""
@@ -82,7 +88,7 @@ class PathConflict(Record):
     @property
     def live(self) -> list[Holder]:
         """Same-lane claims by holders who are not stale: real collisions."""
-        return [h for h in self.claims if not h.other_lane and not h.stale]
+        return [h for h in self.claims if h.live]
 
 
 class ClaimResult(Record):
@@ -151,6 +157,18 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
     if relative == ".git" or relative.startswith(".git/"):
         raise InvalidInput(f"Path {path!r} is inside .git; claim working-tree files instead.")
     return relative
+
+
+def relative_paths(paths: Iterable[str], *, lane: Lane, cwd: str | None = None) -> list[str]:
+    """Repo-relative forms of ``paths`` (relative to ``cwd``), once each; paths outside the
+    repository are dropped."""
+    found = []
+    for path in paths:
+        try:
+            found.append(normalize(path, lane=lane, cwd=cwd))
+        except InvalidInput:
+            continue
+    return list(dict.fromkeys(found))
 
 
 def _within(path: str, root: str) -> str | None:
@@ -264,6 +282,24 @@ def conflicts_for(
         if holders or recent:
             found.append(PathConflict(path=path, claims=holders, recent_edits=recent))
     return found
+
+
+def live_holders(
+    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane
+) -> dict[str, list[dict[str, Any]]]:
+    """For each of the (normalized) paths, the claim rows of other sessions that hold it live
+    (:attr:`Holder.live`), oldest first. Reads only: nothing is written."""
+    now = store.now()
+    rows = store.live_claims_matching(lane.repo_id, rel_paths, exclude_session=session.id)
+    for_path = _candidate_index(rows)
+    return {
+        path: [
+            row
+            for row in for_path(path)
+            if matches(row["pattern"], path, row["regex"]) and _holder(row, session, now).live
+        ]
+        for path in rel_paths
+    }
 
 
 def conflicts(

@@ -36,8 +36,6 @@ QUIET_AFTER = 30 * 60
 HUMAN = "human"
 CUT_OFF = "cut-off:"
 CUT_OFF_GRACE = 10 * 60
-# Claude Code's notification types that mean "the agent waits for its human".
-WAITING_NOTIFICATIONS = frozenset({"idle_prompt", "permission_prompt"})
 
 
 def cut_off(error: str) -> str:

@@ -14,7 +14,10 @@ files the command names count as changed when they were modified during the call
 Naming is a cheap, forgiving parse of the command line (:func:`named_paths`): every argument
 that looks like a path, redirection targets, simple ``cd`` prefixes and one-folder globs. It
 over-collects on purpose — a named file only counts when its state actually changed.
-Standard library only: the hook path imports this module.
+
+The policy (:func:`note_before`, :func:`changed_by`) decides which files matter to a lane and
+which of those a command changed, rather than another session's recorded edit. Standard
+library only.
 """
 
 from __future__ import annotations
@@ -24,6 +27,10 @@ import os
 import time
 
 from ..base import paths
+from ..base.globs import is_glob
+from ..base.models import Lane, Session
+from ..store import Store
+from . import claims, delivery
 
 FOLDER = "shell"
 MAX_NAMED = 200  # paths taken from one command line
@@ -252,3 +259,71 @@ def _sweep(folder: str) -> None:
                     os.unlink(entry.path)
     except OSError:
         pass
+
+
+# -- the policy: which files matter to the lane, and which ones a command changed -----------
+
+
+def _watched(store: Store, session: Session, lane: Lane) -> list[str]:
+    """The files a shell command could change that matter to the lane: literal paths claimed
+    by any live session of the repository (others' and its own) and the files the session
+    edited lately. Absolute, under the lane's root; at most ``MAX_WATCHED``."""
+    rel = [c["pattern"] for c in store.list_claims(repo_id=lane.repo_id)]
+    since = store.now() - delivery.TOUCHED_WINDOW
+    rel += sorted(store.touched_paths(session.id, lane.repo_id, since))
+    found = [os.path.join(lane.root, p) for p in dict.fromkeys(rel) if p and not is_glob(p)]
+    return found[:MAX_WATCHED]
+
+
+def note_before(
+    store: Store, session: Session, lane: Lane, cwd: str, command: str, use_id: str
+) -> None:
+    """Before a shell command: note the state of the files that matter and the ones it names
+    (``use_id`` pairs the note with the command's PostToolUse)."""
+    at = store.now()
+    files = _watched(store, session, lane) + named_paths(command, cwd)
+    save_note(session.id, use_id, snapshot(files), at=at)
+
+
+def changed_by(
+    store: Store, session: Session, lane: Lane, cwd: str, command: str, use_id: str
+) -> list[str]:
+    """The files the shell command changed (absolute), like the paths of an Edit. A file
+    another session recorded an edit of while the command ran is theirs, not this command's."""
+    named = named_paths(command, cwd)
+    note = take_note(session.id, use_id)
+    if note is not None:
+        since, before = note
+        found = changed(before, named, since)
+    else:
+        since = store.now() - UNNOTED_WINDOW
+        found = recently_written(named, since)
+    for at, earlier in take_unfinished(session.id, use_id):
+        since = min(since, at)
+        found += changed(earlier, [], at)
+    by_rel: dict[str, str] = {}
+    for path in found:
+        if _inside(path, lane.root):
+            for rel in claims.relative_paths([path], lane=lane, cwd=cwd):
+                by_rel.setdefault(rel, path)
+    if not by_rel:
+        return []
+    # Another session's edit recorded after the file was last written is the one that wrote
+    # it (a hook records an edit after making it), not this command.
+    edits = store.recent_edits(lane.repo_id, list(by_rel), since, exclude_session=session.id)
+    last_theirs: dict[str, float] = {}
+    for e in edits:
+        last_theirs[e["path"]] = max(last_theirs.get(e["path"], 0.0), e["created_at"])
+    out = []
+    for rel, path in by_rel.items():
+        state = stat(path)
+        written = state[0] / 1e9 if state else store.now()
+        if last_theirs.get(rel, -1.0) < written:
+            out.append(path)
+    return out
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    top = os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)

@@ -10,20 +10,26 @@ from __future__ import annotations
 
 import time
 
-from ..base.agent_events import AGENT_EVENTS
+from ..base.agent_events import (
+    AGENT_EVENTS,
+    EDIT,
+    EDIT_TOOLS,
+    EVENTS,
+    OTHER,
+    PATCH_TOOLS,
+    READ,
+    READ_TOOLS,
+    SHELL,
+    SHELL_TOOLS,
+)
 from ..base.procs import agent_pid
-from ..relay.wire import event_key
+from ..relay.wire import EventRequest, ToolCall, event_key
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-CLAUDE_WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-CLAUDE_READ_TOOLS = frozenset({"Read"})
-CODEX_PATCH_TOOLS = frozenset({"apply_patch"})
-WRITE_TOOLS = CLAUDE_WRITE_TOOLS | CODEX_PATCH_TOOLS
-SHELL_TOOLS = frozenset({"Bash", "PowerShell", "shell", "exec_command"})
 PATCH_HEADERS = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
 
 
@@ -116,11 +122,11 @@ def tool_paths(tool_name: str, tool_input: Any) -> list[str]:
     """The files a write tool is about to change (or changed)."""
     if not isinstance(tool_input, dict):
         return []
-    if tool_name in CODEX_PATCH_TOOLS:
+    if tool_name in PATCH_TOOLS:
         return patch_paths(
             tool_input.get("command", tool_input.get("patch", tool_input.get("input")))
         )
-    if tool_name in CLAUDE_WRITE_TOOLS:
+    if tool_name in EDIT_TOOLS:
         found = []
         for key in ("file_path", "notebook_path", "path"):
             value = tool_input.get(key)
@@ -139,20 +145,20 @@ def shell_command(tool_input: Any) -> str:
     return command if isinstance(command, str) else ""
 
 
-def tool_use(payload: dict[str, Any]) -> list[Any]:
-    """The payload's tool call as the core's ``ToolUse`` values
-    ``[name, action, paths, command, use_id]``, ``action`` being edit, read, shell or other."""
+def tool_use(payload: dict[str, Any]) -> ToolCall:
+    """The payload's tool call in the core's terms: what it does (edit, read, shell or other)
+    and the files it names."""
     name = text(payload, "tool_name")
     tool_input = payload.get("tool_input")
     use_id = text(payload, "tool_use_id")
-    if name in WRITE_TOOLS:
-        return [name, "edit", tool_paths(name, tool_input), "", use_id]
+    if name in EDIT_TOOLS or name in PATCH_TOOLS:
+        return ToolCall(name, EDIT, tool_paths(name, tool_input), "", use_id)
     if name in SHELL_TOOLS:
-        return [name, "shell", [], shell_command(tool_input), use_id]
-    if name in CLAUDE_READ_TOOLS and isinstance(tool_input, dict):
+        return ToolCall(name, SHELL, [], shell_command(tool_input), use_id)
+    if name in READ_TOOLS and isinstance(tool_input, dict):
         path = tool_input.get("file_path")
-        return [name, "read", [path] if isinstance(path, str) and path else [], "", use_id]
-    return [name, "other", [], "", use_id]
+        return ToolCall(name, READ, [path] if isinstance(path, str) and path else [], "", use_id)
+    return ToolCall(name, OTHER, [], "", use_id)
 
 
 def subagent(payload: dict[str, Any]) -> str:
@@ -164,41 +170,32 @@ def subagent(payload: dict[str, Any]) -> str:
     return f"{kind or 'subagent'} {ident[:8]}"
 
 
-#: The payload fields each event passes on besides the session's (``tool`` is parsed).
-EXTRA = {
-    "session-start": ("source",),
-    "user-prompt-submit": ("prompt",),
-    "subagent-start": ("agent_type",),
-    "stop-failure": ("error",),
-    "notification": ("notification_type",),
-}
-TOOL_EVENTS = frozenset({"pre-tool-use", "post-tool-use", "post-tool-use-failure"})
-
-
-def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> dict[str, Any]:
-    """The relay request for one event: the event's values, its idempotency key and when it
-    was sent. SessionStart and SessionEnd establish or check who owns the session, so they
-    find the exact agent process (which may cost a ``ps`` call off Linux). A subagent's
-    events carry its name; SubagentStart is its parent's event (the subagent has no session)."""
+def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> EventRequest:
+    """The relay request for one event: the event's values (the fields its row in
+    :data:`colony_tasks.base.agent_events.EVENTS` names), its idempotency key and when it was
+    sent. SessionStart and SessionEnd establish or check who owns the session, so they find
+    the exact agent process (which may cost a ``ps`` call off Linux). A subagent's events carry
+    its name; SubagentStart is its parent's event (the subagent has no session)."""
+    row = EVENTS[event]
     exact = event in ("session-start", "session-end")
-    found: dict[str, Any] = {
-        "op": "event",
-        "event": event,
-        "agent": agent,
-        "session": text(payload, "session_id"),
-        "cwd": text(payload, "cwd"),
-        "pid": agent_pid(cheap=not exact),
-        "subagent": "" if event == "subagent-start" else subagent(payload),
-        "key": event_key(event, raw),
-        "at": time.time(),
-    }
-    if event in TOOL_EVENTS:
-        found["tool"] = tool_use(payload)
-    for field in EXTRA.get(event, ()):
-        found[field] = text(payload, field)
-    if event == "stop":
-        found["active"] = payload.get("stop_hook_active") is True
-    return found
+    fields: dict[str, str | bool] = {}
+    for name, key, default in row.fields:
+        if default is False:
+            fields[name] = payload.get(key) is True
+        else:
+            fields[name] = text(payload, key) or default
+    return EventRequest(
+        event,
+        agent,
+        session=text(payload, "session_id"),
+        cwd=text(payload, "cwd"),
+        pid=agent_pid(cheap=not exact),
+        subagent="" if event == "subagent-start" else subagent(payload),
+        key=event_key(event, raw),
+        at=time.time(),
+        tool=tool_use(payload) if row.tool else None,
+        fields=fields,
+    )
 
 
 EVENT_NAMES = AGENT_EVENTS  # our event name -> the agents' (colony_tasks.base.agent_events)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..base.agent_events import AGENT_EVENTS
+from ..base import agent_events
+from ..base.agent_events import AGENT_EVENTS, EDIT_TOOLS, WAITING_NOTIFICATIONS
 from .files import ShapeProblem
 from .locate import EXECUTABLE
 
@@ -24,19 +25,22 @@ Block = dict[str, Group]
 
 @dataclass(frozen=True)
 class HookEvent:
-    """One lifecycle event: our name (``slug``, the hook command's argument), per-agent
-    matcher and timeout (s), and the agents that have it (``claude``, ``codex``); ``name`` is
-    the agents' (:data:`colony_tasks.base.agent_events.AGENT_EVENTS`)."""
+    """How one lifecycle event is installed: our name (``slug``, the hook command's argument),
+    per-agent matcher and timeout (s). Which agents have it, and under which name, is the
+    event's row in :data:`colony_tasks.base.agent_events.EVENTS`."""
 
     slug: str
     claude_matcher: str | None
     codex_matcher: str | None
     timeout: int
-    agents: tuple[str, ...] = ("claude", "codex")
 
     @property
     def name(self) -> str:
         return AGENT_EVENTS[self.slug]
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        return agent_events.EVENTS[self.slug].agents
 
 
 def events_for(agent: str) -> tuple[HookEvent, ...]:
@@ -44,7 +48,7 @@ def events_for(agent: str) -> tuple[HookEvent, ...]:
     return tuple(e for e in EVENTS if agent in e.agents)
 
 
-CLAUDE_EDIT_TOOLS = "Edit|Write|MultiEdit|NotebookEdit"
+CLAUDE_EDIT_TOOLS = "|".join(EDIT_TOOLS)
 # Our MCP tools, also when a plugin provides the server (mcp__plugin_<plugin>_<server>__...).
 OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
 
@@ -72,20 +76,14 @@ EVENTS: tuple[HookEvent, ...] = (
     ),
     # Claude Code fires PostToolUseFailure instead of PostToolUse when a tool fails (a shell
     # command that exits non-zero may still have edited files); Codex fires PostToolUse.
-    HookEvent("post-tool-use-failure", "^Bash$", None, 10, agents=("claude",)),
+    HookEvent("post-tool-use-failure", "^Bash$", None, 10),
     # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
     HookEvent("subagent-start", None, None, 10),
     HookEvent("stop", None, None, 10),
     # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
     # session waiting on its human (idle or permission prompt); nothing reaches the model.
-    HookEvent("stop-failure", None, None, 10, agents=("claude",)),
-    HookEvent(
-        "notification",
-        "^(idle_prompt|permission_prompt)$",
-        None,
-        10,
-        agents=("claude",),
-    ),
+    HookEvent("stop-failure", None, None, 10),
+    HookEvent("notification", f"^({'|'.join(WAITING_NOTIFICATIONS)})$", None, 10),
     # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.
     HookEvent("session-end", None, None, 3),
 )

@@ -17,11 +17,12 @@ import time
 from typing import Any
 
 from ..base import backend, paths
+from ..base.agent_events import EVENTS
 from ..base.errors import ColonyError
 from ..base.redact import redact
 from ..store.pg import PgStore, is_connection_error
-from ..usecases import events
 from . import apply as apply_mod
+from . import wire
 from .outbox import Outbox, outbox_path
 from .server import KEEP_KEYS, PRUNE_EVERY, SERVE_WAIT, Relay
 
@@ -32,7 +33,6 @@ SLOW_EVENT = 0.2
 SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
-CONTEXT_EVENTS = frozenset(events.EVENTS) - events.QUIET
 
 DOWN_NOTICE = (
     "colony-tasks: the team store is unreachable. Your activity is saved on this machine and"
@@ -154,7 +154,7 @@ class TeamRelay(Relay):
             self.busy_since = time.monotonic()
             with store.transaction():
                 reply = apply_mod.apply(store, request)
-        except apply_mod.BadRequest as error:
+        except wire.BadRequest as error:
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
             self.outbox.done(row["id"])
@@ -209,7 +209,8 @@ class TeamRelay(Relay):
                     break
                 self.cond.wait(0.02)
             found = self.results.pop(row_id, None)
-        speaks = event in CONTEXT_EVENTS and bool(session)
+        row = EVENTS.get(event)
+        speaks = row is not None and not row.quiet and bool(session)
         if found is not None:
             reply = found[1]
             if speaks and self.outbox.clear_told_down(session):

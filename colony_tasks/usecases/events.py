@@ -12,13 +12,10 @@ conflicts, delivered items, undeliverable rows, read notes): what to say is the 
 
 from __future__ import annotations
 
-import os
-
 from ..base import settings
-from ..base.agent_events import AGENT_EVENTS
+from ..base.agent_events import EDIT, EVENTS, READ, SHELL, WAITING_NOTIFICATIONS
 from ..base.errors import InvalidInput
-from ..base.globs import is_glob, matches
-from ..base.models import Lane, Observation, Record, Session
+from ..base.models import Observation, Record, Session
 from ..domain import claims as claims_mod
 from ..domain import delivery, presence, shell_edits, wake
 from ..domain import sessions as sessions_mod
@@ -26,11 +23,14 @@ from ..domain.claims import PathConflict
 from ..domain.delivery import Updates
 from ..domain.sessions import Joined
 from ..store import Store
+from . import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable
     from typing import Any
+
+    from ..base.agent_events import ToolAction
 
 
 class Event(Record):
@@ -52,21 +52,10 @@ class ToolUse(Record):
     ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse."""
 
     name: str
-    action: str
+    action: ToolAction
     paths: tuple[str, ...] = ()
     command: str = ""
     use_id: str = ""
-
-
-class Here(Record):
-    """An event's context, resolved once: the session (registered or refreshed), its lane
-    (None outside any repository's lane), the lane task's id and the folder the agent's paths
-    are relative to."""
-
-    session: Session
-    lane: Lane | None
-    task_id: int | None
-    cwd: str
 
 
 class ReadNote(Record):
@@ -108,15 +97,11 @@ class Result(Record):
 
 
 NOTHING = Result()
-PROMPT_CHARS = 4000  # what is recorded of a prompt, and of a command
-COMMAND_CHARS = 600
 # An event sent again within this window is the same event (see
 # colony_tasks.relay.wire.event_key): a hook installed twice, or a client whose relay died.
 DUPLICATE_WINDOW_SECONDS = 60
-# Every agent event (colony_tasks.base.agent_events), one use case each below. The quiet ones never
-# give the agent text.
-EVENTS = tuple(AGENT_EVENTS)
-QUIET = frozenset({"stop", "stop-failure", "notification", "session-end"})
+# The quiet events never give the agent text (colony_tasks.base.agent_events marks them).
+QUIET = frozenset(slug for slug, row in EVENTS.items() if row.quiet)
 # The events whose second run would record or inject something twice (those that speak): they
 # are applied exactly once (colony_tasks.relay.apply). The quiet ones are idempotent (a
 # refresh, a state, an end), so they skip the idempotency key and its write.
@@ -146,17 +131,9 @@ def _session(store: Store, event: Event) -> Session:
     return session
 
 
-def here_of(store: Store, session: Session, cwd: str | None = None) -> Here:
-    """The context of an act of ``session``: its lane and lane task, in ``cwd`` (its own
-    folder when not given)."""
-    lane = store.get_lane(session.lane_id) if session.lane_id else None
-    task = store.open_lane_task(lane.id) if lane is not None else None
-    return Here(session, lane, task.id if task else None, cwd or session.cwd)
-
-
-def _here(store: Store, event: Event) -> Here:
+def _here(store: Store, event: Event) -> records.Here:
     """The event's context, its session registered or refreshed (:func:`_session`)."""
-    return here_of(store, _session(store, event), event.cwd)
+    return records.here_of(store, _session(store, event), event.cwd)
 
 
 def _undeliverable(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
@@ -213,7 +190,7 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     here = _here(store, event)
     me = here.session
     if text.strip():
-        _record(store, here, "prompt", text, max_chars=PROMPT_CHARS)
+        records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
     return Result(
         me,
         updates=_news(store, me),
@@ -225,8 +202,8 @@ def prompt(store: Store, event: Event, text: str) -> Result:
 def checks_before(tool: ToolUse) -> bool:
     """Whether :func:`before_tool` has anything to do for this tool (an edit with paths, a
     shell command); hooks ask first, so other tools never open the store."""
-    return (tool.action == "shell" and bool(tool.command.strip())) or (
-        tool.action in ("edit", "read") and bool(tool.paths)
+    return (tool.action == SHELL and bool(tool.command.strip())) or (
+        tool.action in (EDIT, READ) and bool(tool.paths)
     )
 
 
@@ -234,7 +211,7 @@ def fingerprinted(event: str, tool: ToolUse | None = None) -> bool:
     """Whether the event is applied exactly once (its idempotency key claimed, see
     :mod:`colony_tasks.relay.apply`): a read is not (it is the most frequent hook and says a
     thing once per file anyway)."""
-    return event in DEDUPED and not (tool is not None and tool.action == "read")
+    return event in DEDUPED and not (tool is not None and tool.action == READ)
 
 
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
@@ -245,13 +222,16 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     which ones it did."""
     if not checks_before(tool):
         return NOTHING
-    if tool.action == "read":
+    if tool.action == READ:
         return _before_read(store, event, tool)
     here = _here(store, event)
-    if tool.action == "shell":
-        _note_shell_files(store, here, tool)
+    if tool.action == SHELL:
+        if here.lane is not None:
+            shell_edits.note_before(
+                store, here.session, here.lane, here.cwd, tool.command, tool.use_id
+            )
         return NOTHING
-    rel = repo_paths_here(here, tool.paths)
+    rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return NOTHING
     found = tuple(claims_mod.conflicts_for(store, here.session, rel, here.lane))
@@ -269,21 +249,12 @@ def _before_read(store: Store, event: Event, tool: ToolUse) -> Result:
     me = store.get_session(event.session_id) if event.session_id else None
     if me is None or not me.lane_id:
         return NOTHING
-    here = here_of(store, me, event.cwd)
-    rel = repo_paths_here(here, tool.paths)
+    here = records.here_of(store, me, event.cwd)
+    rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return NOTHING
-    now = store.now()
-    rows = store.live_claims_matching(here.lane.repo_id, rel, exclude_session=me.id)
     notes = []
-    for path in rel:
-        held = [
-            r
-            for r in rows
-            if r["lane_id"] == here.lane.id
-            and matches(r["pattern"], path, r["regex"])
-            and not claims_mod.quiet(r, now)
-        ]
+    for path, held in claims_mod.live_holders(store, me, rel, here.lane).items():
         if held and store.first_read_note(me.id, path):
             notes.append(ReadNote(path, held[0], _decision_naming(store, here.task_id, path)))
     return Result(me, read_notes=tuple(notes)) if notes else NOTHING
@@ -312,11 +283,17 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
     me = here.session
     extra = _meta(event, failed)
     conflicts: tuple[PathConflict, ...] = ()
-    if tool.action == "edit" and not failed:  # a failed Edit/Write changed nothing
+    if tool.action == EDIT and not failed:  # a failed Edit/Write changed nothing
         conflicts = _after_edit(store, here, tool, extra)
-    elif tool.action == "shell" and tool.command.strip():
-        _record(store, here, "command", tool.command, meta={"tool": tool.name, **extra})
-        changed = _shell_changed(store, here, tool)
+    elif tool.action == SHELL and tool.command.strip():
+        records.record(store, here, "command", tool.command, meta={"tool": tool.name, **extra})
+        changed = (
+            shell_edits.changed_by(
+                store, here.session, here.lane, here.cwd, tool.command, tool.use_id
+            )
+            if here.lane is not None
+            else []
+        )
         if changed:
             conflicts = _after_edit(store, here, tool._replace(paths=tuple(changed)), extra)
     return Result(
@@ -340,15 +317,15 @@ def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
 
 
 def _after_edit(
-    store: Store, here: Here, tool: ToolUse, extra: dict[str, Any]
+    store: Store, here: records.Here, tool: ToolUse, extra: dict[str, Any]
 ) -> tuple[PathConflict, ...]:
     """Record the edit of ``tool.paths`` and claim them; the live collisions it made."""
-    rel = repo_paths_here(here, tool.paths)
+    rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return ()
     with store.transaction():
         found = claims_mod.conflicts_for(store, here.session, rel, here.lane)
-        _record_edit(store, here, rel, tool.name, extra)
+        records.record_here_edit(store, here, rel, tool.name, extra)
         claims_mod.grant(
             store,
             here.session,
@@ -359,74 +336,6 @@ def _after_edit(
             note=claims_mod.AUTO_NOTE,
         )
     return tuple(c for c in found if c.live)
-
-
-def _watched(store: Store, here: Here) -> list[str]:
-    """The files a shell command could change that matter to the lane: literal paths claimed
-    by any live session of the repository (others' and its own) and the files the session
-    edited lately. Absolute, under the lane's root; at most ``MAX_WATCHED``."""
-    if here.lane is None:
-        return []
-    repo_id = here.lane.repo_id
-    rel = [c["pattern"] for c in store.list_claims(repo_id=repo_id)]
-    since = store.now() - delivery.TOUCHED_WINDOW
-    rel += sorted(store.touched_paths(here.session.id, repo_id, since))
-    root = here.lane.root
-    out = [os.path.join(root, p) for p in dict.fromkeys(rel) if p and not is_glob(p)]
-    return out[: shell_edits.MAX_WATCHED]
-
-
-def _note_shell_files(store: Store, here: Here, tool: ToolUse) -> None:
-    if here.lane is None:
-        return
-    at = store.now()
-    files = _watched(store, here) + shell_edits.named_paths(tool.command, here.cwd)
-    shell_edits.save_note(here.session.id, tool.use_id, shell_edits.snapshot(files), at=at)
-
-
-def _shell_changed(store: Store, here: Here, tool: ToolUse) -> list[str]:
-    """The files the shell command changed (absolute), like the paths of an Edit. A file
-    another session recorded an edit of while the command ran is theirs, not this command's."""
-    lane, me = here.lane, here.session
-    if lane is None:
-        return []
-    named = shell_edits.named_paths(tool.command, here.cwd)
-    note = shell_edits.take_note(me.id, tool.use_id)
-    if note is not None:
-        since, before = note
-        found = shell_edits.changed(before, named, since)
-    else:
-        since = store.now() - shell_edits.UNNOTED_WINDOW
-        found = shell_edits.recently_written(named, since)
-    for at, earlier in shell_edits.take_unfinished(me.id, tool.use_id):
-        since = min(since, at)
-        found += shell_edits.changed(earlier, [], at)
-    by_rel: dict[str, str] = {}
-    for path in found:
-        if _inside(path, lane.root):
-            for rel in repo_paths_here(here, [path]):
-                by_rel.setdefault(rel, path)
-    if not by_rel:
-        return []
-    # Another session's edit recorded after the file was last written is the one that wrote
-    # it (a hook records an edit after making it), not this command.
-    edits = store.recent_edits(lane.repo_id, list(by_rel), since, exclude_session=me.id)
-    last_theirs: dict[str, float] = {}
-    for e in edits:
-        last_theirs[e["path"]] = max(last_theirs.get(e["path"], 0.0), e["created_at"])
-    out = []
-    for rel, path in by_rel.items():
-        state = shell_edits.stat(path)
-        written = state[0] / 1e9 if state else store.now()
-        if last_theirs.get(rel, -1.0) < written:
-            out.append(path)
-    return out
-
-
-def _inside(path: str, root: str) -> bool:
-    real = os.path.realpath(path)
-    top = os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def stop(store: Store, event: Event, active: bool = False) -> Result:
@@ -456,7 +365,7 @@ def stop_failure(store: Store, event: Event, error: str = "") -> Result:
     with store.transaction():
         store.set_waiting(me.id, state)
         store.cap_claims(me.id, store.now() + grace)
-        _record(
+        records.record(
             store,
             here,
             "note",
@@ -471,7 +380,7 @@ def stop_failure(store: Store, event: Event, error: str = "") -> Result:
 def waits_on_human(kind: str) -> bool:
     """Whether a notification of this type means the session waits on its human; hooks ask
     first, so other notifications never open the store."""
-    return kind in presence.WAITING_NOTIFICATIONS
+    return kind in WAITING_NOTIFICATIONS
 
 
 def notification(store: Store, event: Event, kind: str) -> Result:
@@ -495,88 +404,25 @@ def session_end(store: Store, event: Event) -> Result:
     return NOTHING
 
 
-# -- recording what agents do (prompts, edits, commands) as observations of their lane task --
+#: Each agent event's use case (:data:`colony_tasks.base.agent_events.EVENTS` has one row per
+#: event), called with the event's values, its tool call (tool events) and its fields.
+USE_CASES: dict[str, Callable[[Store, Event, ToolUse | None, dict[str, Any]], Result]] = {
+    "session-start": lambda store, e, tool, f: session_start(store, e, str(f["source"])),
+    "user-prompt-submit": lambda store, e, tool, f: prompt(store, e, str(f["prompt"])),
+    "pre-tool-use": lambda store, e, tool, f: before_tool(store, e, _tool(tool)),
+    "post-tool-use": lambda store, e, tool, f: after_tool(store, e, _tool(tool)),
+    "post-tool-use-failure": lambda store, e, tool, f: after_tool(
+        store, e, _tool(tool), failed=True
+    ),
+    "subagent-start": lambda store, e, tool, f: subagent_start(store, e, str(f["agent_type"])),
+    "stop": lambda store, e, tool, f: stop(store, e, f["active"] is True),
+    "stop-failure": lambda store, e, tool, f: stop_failure(store, e, str(f["error"])),
+    "notification": lambda store, e, tool, f: notification(store, e, str(f["notification_type"])),
+    "session-end": lambda store, e, tool, f: session_end(store, e),
+}
 
 
-def _record(
-    store: Store,
-    here: Here,
-    kind: str,
-    text: str,
-    *,
-    meta: dict[str, Any] | None = None,
-    paths: Sequence[str] = (),
-    max_chars: int = COMMAND_CHARS,
-) -> int:
-    return store.add_observation(
-        kind,
-        text,
-        session_id=here.session.id,
-        task_id=here.task_id,
-        meta=meta,
-        paths=paths,
-        repo_id=here.lane.repo_id if here.lane is not None and paths else None,
-        max_chars=max_chars,
-    )
-
-
-def _record_edit(
-    store: Store, here: Here, rel_paths: Sequence[str], tool: str, meta: dict[str, Any]
-) -> int:
-    """One ``edit`` observation listing the touched repo-relative paths."""
-    by = f", subagent {meta['subagent']}" if meta.get("subagent") else ""
-    text = f"{', '.join(rel_paths)} ({tool}{by})"
-    return _record(store, here, "edit", text, meta={"tool": tool, **meta}, paths=rel_paths)
-
-
-def repo_paths_here(here: Here, paths: Sequence[str]) -> list[str]:
-    """Repo-relative forms of ``paths`` (relative to the event's folder); paths outside the
-    repository are dropped."""
-    if here.lane is None:
-        return []
-    found = []
-    for path in paths:
-        try:
-            found.append(claims_mod.normalize(path, lane=here.lane, cwd=here.cwd))
-        except InvalidInput:
-            continue
-    return list(dict.fromkeys(found))
-
-
-# What a session did, recorded outside a hook (tests, fixtures, benchmarks): the same records.
-
-
-def lane_task_id(store: Store, session: Session) -> int | None:
-    return here_of(store, session).task_id
-
-
-def record_prompt(store: Store, session: Session, prompt: str) -> int:
-    here = here_of(store, session)
-    return _record(store, here, "prompt", prompt, max_chars=PROMPT_CHARS)
-
-
-def record_command(
-    store: Store,
-    session: Session,
-    command: str,
-    *,
-    tool: str = "Bash",
-    meta: dict[str, Any] | None = None,
-) -> int:
-    here = here_of(store, session)
-    return _record(store, here, "command", command, meta={"tool": tool, **(meta or {})})
-
-
-def record_edit(
-    store: Store,
-    session: Session,
-    rel_paths: Sequence[str],
-    *,
-    tool: str,
-    meta: dict[str, Any] | None = None,
-) -> int:
-    return _record_edit(store, here_of(store, session), rel_paths, tool, meta or {})
-
-
-def repo_paths(store: Store, session: Session, paths: Sequence[str], cwd: str | None) -> list[str]:
-    return repo_paths_here(here_of(store, session, cwd), paths)
+def _tool(tool: ToolUse | None) -> ToolUse:
+    if tool is None:
+        raise InvalidInput("a tool event needs its tool call")
+    return tool

@@ -26,7 +26,7 @@ from colony_tasks.base.models import Lane
 from colony_tasks.domain import claims, sessions, tasks
 from colony_tasks.hooks import runner
 from colony_tasks.store import Store, open_default
-from colony_tasks.usecases import actions, events
+from colony_tasks.usecases import actions, records
 from tests.support.hookrun import EXE, claude, codex, patch, relay_status
 from tests.support.secret_corpus import CORPUS
 from tests.support.stress_util import hook_job, run_together
@@ -344,7 +344,7 @@ CUT_CASES = [(s, t) for s, t in CORPUS if s in t and "<private>" not in t.lower(
 
 @pytest.mark.parametrize("channel", ["prompt", "command"])
 def test_a_secret_cut_by_the_length_cap_is_not_stored_in_part(home: Path, repo: Path, channel: str):
-    limit = events.PROMPT_CHARS if channel == "prompt" else events.COMMAND_CHARS
+    limit = records.PROMPT_CHARS if channel == "prompt" else records.COMMAND_CHARS
     halves = []
     for secret, text in CUT_CASES:
         long_text = straddling(text, secret, limit)
@@ -515,9 +515,9 @@ def viewer_world(tmp_path: Path, clock):
         actions.report_blocker(store, b, payload, waiting_on=payload)
         actions.claim(store, a, [f"src/{n}/{payload}.py"], note=payload)
         actions.hand_off(store, b, payload, files=[f"docs/{n}/{payload}"])
-        events.record_prompt(store, a, payload)
-        events.record_command(store, b, payload)
-        events.record_edit(store, a, [f"lib/{n}/{payload}"], tool="Edit")
+        records.record_prompt(store, a, payload)
+        records.record_command(store, b, payload)
+        records.record_edit(store, a, [f"lib/{n}/{payload}"], tool="Edit")
     custom = tasks.create_task(store, XSS_CORPUS[0], created_by=a.id)
     chain = chains.create(store, human, XSS_CORPUS[2])
     chains.add(store, human, chain.id, b.handle, XSS_CORPUS[3])

@@ -10,7 +10,7 @@ from colony_tasks.base.errors import Conflict, NotAllowed
 from colony_tasks.domain import chains, delivery, messages, sessions, tasks
 from colony_tasks.render import briefing
 from colony_tasks.store import Store, open_store
-from colony_tasks.usecases import actions, events
+from colony_tasks.usecases import actions, records
 from tests.support.helpers import join, snapshot
 
 # One set of tests, two stores: SQLite and a real PostgreSQL server (tests/conftest.py).
@@ -208,7 +208,7 @@ def test_a_user_prompt_resets_the_loop_guard(crew: Store, home: Path):
     actions.ask(crew, a2, "q2", to=a1.handle)
     with pytest.raises(messages.LoopGuard):
         actions.hand_off(crew, a1, "h", to=a2.handle)
-    events.record_prompt(crew, a1, "the user says: keep going")
+    records.record_prompt(crew, a1, "the user says: keep going")
     handoff = actions.hand_off(crew, a1, "h", to=a2.handle)
     stored = crew.get_observation(handoff.id)
     assert (stored.kind, stored.status, stored.to) == ("handoff", "pending", a2.handle)

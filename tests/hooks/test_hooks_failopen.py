@@ -14,10 +14,10 @@ import pytest
 
 from colony_tasks.base import paths
 from colony_tasks.hooks import payload as payload_mod
-from colony_tasks.hooks import runner
+from colony_tasks.hooks import runner, transport
 from colony_tasks.install import doctor
 from colony_tasks.relay import apply as apply_mod
-from colony_tasks.usecases import events
+from colony_tasks.usecases import events, records
 from tests.support.hookrun import claude, relay_status, run_hook
 
 EVENTS = list(payload_mod.EVENT_NAMES)
@@ -85,7 +85,7 @@ def test_five_megabyte_payload_is_logged_and_its_prompt_recorded_capped(home: Pa
     db = sqlite3.connect(home / "colony.db")
     (length,) = db.execute("SELECT length(text) FROM observations WHERE kind = 'prompt'").fetchone()
     db.close()
-    assert 0 < length <= events.PROMPT_CHARS + 1  # capped, not 5 MB
+    assert 0 < length <= records.PROMPT_CHARS + 1  # capped, not 5 MB
 
 
 def test_unwritable_home_exits_0_and_logs_to_the_fallback(
@@ -222,10 +222,10 @@ def test_session_end_waits_on_the_store_less_than_its_smallest_budget(
         "session-end", "codex", json.dumps({"session_id": "s", "cwd": str(repo)}).encode()
     )
     runner.handle("stop", "codex", json.dumps({"session_id": "s", "cwd": str(repo)}).encode())
-    assert opened == [{"busy_timeout_ms": runner.SESSION_END_BUSY_MS}, {}]
-    assert runner.SESSION_END_BUSY_MS / 1000 < runner.SESSION_END_DEADLINE_SECONDS
+    assert opened == [{"busy_timeout_ms": transport.SESSION_END_BUSY_MS}, {}]
+    assert transport.SESSION_END_BUSY_MS / 1000 < transport.SESSION_END_DEADLINE_SECONDS
     # Waiting on the relay and then on the store still fits Codex's 1 s.
-    assert runner.SESSION_END_RELAY_WAIT + runner.SESSION_END_DEADLINE_SECONDS < 1
+    assert transport.SESSION_END_RELAY_WAIT + transport.SESSION_END_DEADLINE_SECONDS < 1
 
 
 def test_the_same_hook_installed_at_two_scopes_acts_once(home: Path, repo: Path):

@@ -308,12 +308,12 @@ async def test_search_finds_posts_and_get_observations_returns_them_in_full(lane
 async def test_a_search_hit_says_what_and_where_and_its_next_call_shows_the_context(
     lane: Lane,
 ):
-    from colony_tasks.usecases import events
+    from colony_tasks.usecases import records
 
     before = actions.post(lane.store, lane.a, "first we tried a fixed delay between retries")
     decided = actions.post(lane.store, lane.b, "Decision: retries back off exponentially")
     after = actions.post(lane.store, lane.a, "agreed, and cap the backoff at 30 s")
-    edit = events.record_edit(lane.store, lane.a, ["src/net/retry.py"], tool="Edit")
+    edit = records.record_edit(lane.store, lane.a, ["src/net/retry.py"], tool="Edit")
     async with connected() as client:
         found = await ok(
             client,

@@ -90,7 +90,7 @@ def test_an_event_applied_by_a_relay_that_died_before_answering_is_not_applied_a
 
     run_hook("session-start", claude("session-start", "s", repo), home)
     payload = claude("user-prompt-submit", "s", repo, prompt="once")
-    req = request("user-prompt-submit", "claude", payload, json.dumps(payload).encode())
+    req = request("user-prompt-submit", "claude", payload, json.dumps(payload).encode()).to_wire()
     req["pid"] = None
     path = wire.socket_path(wire.LOCAL_KEY)
     relay_status(home)
@@ -234,9 +234,11 @@ def test_an_upgrade_while_an_agent_keeps_working_serves_nothing_with_the_old_cod
     init.write_text(init.read_text().replace(wire.VERSION, wire.VERSION + ".post1"))
     events = site / "colony_tasks" / "usecases" / "events.py"
     source = events.read_text()
-    recorded = '_record(store, here, "prompt", text,'
+    recorded = 'records.record(store, here, "prompt", text,'
     assert recorded in source
-    events.write_text(source.replace(recorded, '_record(store, here, "prompt", "v2 " + text,'))
+    events.write_text(
+        source.replace(recorded, 'records.record(store, here, "prompt", "v2 " + text,')
+    )
     for i in range(10):
         done = hook(
             "user-prompt-submit", claude("user-prompt-submit", "s", repo, prompt=f"after {i}")

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from colony_tasks.cli import cli
 from colony_tasks.domain import sessions
 from colony_tasks.domain.claims import AUTO_NOTE
-from colony_tasks.hooks import runner
+from colony_tasks.hooks import transport
 from colony_tasks.store import Store
 from colony_tasks.store.schema import LATEST
 from tests.support.contracts import check_claude
@@ -321,7 +321,7 @@ def test_hooks_exit_0_within_a_bound_and_log_when_the_database_stays_locked(
     finally:
         conn.close()
     assert_fail_open(results)
-    assert elapsed < runner.DEADLINE_SECONDS + 4, elapsed
+    assert elapsed < transport.DEADLINE_SECONDS + 4, elapsed
     lines = log_text(home, tmp_path).splitlines()
     # Every hook logged its failure; the relay, which tried the events first, its own.
     hooks = [line for line in lines if " hook " in line]

@@ -21,7 +21,7 @@ def apply_payload(store: Any, event: str, payload: dict[str, Any], agent: str) -
     from colony_tasks.relay.apply import apply
 
     raw = json.dumps(payload).encode()
-    return apply(store, request(event, agent, payload, raw))
+    return apply(store, request(event, agent, payload, raw).to_wire())
 
 
 @dataclass

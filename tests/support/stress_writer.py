@@ -45,7 +45,7 @@ def main(run: str, giver_id: str, taker_id: str, repo: str) -> None:
             "tool_input": {"file_path": f"{repo}/{edited}"},
         }
         raw = json.dumps(payload).encode()
-        apply(store, request("post-tool-use", giver.agent, payload, raw))
+        apply(store, request("post-tool-use", giver.agent, payload, raw).to_wire())
         say("edit", edited)
         posted = actions.post(store, giver, f"done {run}/{step}", to=taker.handle, urgent=True)
         say("post", posted.id)

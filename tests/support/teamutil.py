@@ -29,7 +29,7 @@ def spool(
 
     from colony_tasks.hooks.payload import request
 
-    req = request(event, agent, payload, json.dumps(payload).encode())
+    req = request(event, agent, payload, json.dumps(payload).encode()).to_wire()
     req["pid"] = pid
     box.put(row_key, event, agent, req, session_id=req["session"], agent_pid=pid)
     return req

@@ -17,7 +17,7 @@ from colony_tasks.domain import sessions
 from colony_tasks.mcp_server.background import EmbeddingWorker
 from colony_tasks.search import Searcher
 from colony_tasks.store import open_store
-from colony_tasks.usecases import actions, events
+from colony_tasks.usecases import actions, records
 from tests.support.hookrun import EXE
 
 pytestmark = pytest.mark.postgres
@@ -56,7 +56,7 @@ def write_history(address: str, repo: Path) -> None:
         for n, text in enumerate(NOTES):
             actions.post(store, bob if n % 2 else alice, text)
         for text in PROMPTS:
-            events.record_prompt(store, bob, text)
+            records.record_prompt(store, bob, text)
     finally:
         store.close()
 
