@@ -3,6 +3,7 @@ checked here against it on generated patterns and paths), in time linear in the 
 
 from __future__ import annotations
 
+import re
 import time
 
 import pathspec
@@ -15,32 +16,22 @@ from colony_tasks.base.globs import glob_match
 
 
 def reference(pattern: str, path: str) -> bool:
-    spec = pathspec.GitIgnoreSpec.from_lines([git_classes(pattern)])
-    return bool(spec.match_file(path))
+    """pathspec's verdict, with git's rule for classes: git's wildmatch never matches a slash
+    with a bracket expression (``?[!?]?`` does not match ``a/a`` in git: checked with
+    ``git check-ignore``), pathspec's expression for a negated class (``[^?]``) does. The
+    expression pathspec compiles is used with ``/`` added to each negated class."""
+    (compiled,) = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns
+    if compiled.include is None or compiled.regex is None:
+        return False
+    regex = _NEGATED_CLASS.sub(
+        lambda m: m.group(1) + "[^" + m.group(2) + "/", compiled.regex.pattern
+    )
+    return bool(compiled.include) and re.search(regex, path, compiled.regex.flags) is not None
 
 
-def git_classes(pattern: str) -> str:
-    """``pattern`` with ``/`` added to every negated bracket expression: git's wildmatch never
-    matches a slash with a class (``[!a]``), pathspec's expression does (``?[!?]?`` matches
-    ``a/a`` there, not in git). Escaped brackets are left alone."""
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if ch == "[" and pattern[i + 1 : i + 2] in ("!", "^"):
-            out.append(pattern[i : i + 2])
-            i += 2
-            if pattern[i : i + 1] == "]":  # a ']' first in the class is a member
-                out.append("]")
-                i += 1
-            out.append("/")
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+# An unescaped "[^" opens a negated class in pathspec's expression (a literal bracket is "\["); a
+# "]" right after it is the class's first member.
+_NEGATED_CLASS = re.compile(r"(?<!\\)((?:\\\\)*)\[\^(\]?)")
 
 
 CASES = [
