@@ -34,7 +34,7 @@ from ..store import Store
 from . import chains, presence
 from . import claims as claims_mod
 from .messages import check_text
-from .sessions import find_session, session_of
+from .sessions import find_session
 from .tasks import get_task, handle_of, task_for
 
 TYPE_CHECKING = False
@@ -206,13 +206,12 @@ def _lane(store: Store, session: Session, task: Task) -> Lane | None:
 
 def plan(
     store: Store,
-    session: Session | str,
+    session: Session,
     items: Sequence[dict[str, Any]],
     *,
     task_id: int | None = None,
 ) -> Planned:
     """Add items to a task's plan (dependencies by index in this call or ``"#<id>"``)."""
-    session = session_of(store, session)
     if isinstance(items, dict | str) or not items:
         raise InvalidInput("Pass a non-empty list of items, each with a title.")
     if len(items) > MAX_ITEMS:
@@ -288,10 +287,9 @@ def _why_not_ready(store: Store, item: WorkItem) -> str:
 
 
 def take(
-    store: Store, session: Session | str, item_id: int | None = None, *, task_id: int | None = None
+    store: Store, session: Session, item_id: int | None = None, *, task_id: int | None = None
 ) -> Taken:
     """Take ``item_id``, or the next ready item of the task; claims its files for the taker."""
-    session = session_of(store, session)
     with store.transaction():
         if item_id is not None:
             item = get_item(store, item_id)
@@ -403,7 +401,7 @@ def _release_files(store: Store, item: WorkItem) -> list[str]:
 
 def finish(
     store: Store,
-    session: Session | str,
+    session: Session,
     item_id: int,
     summary: str,
     *,
@@ -411,7 +409,6 @@ def finish(
     reason: str | None = None,
 ) -> Finished:
     """The owner (or a human) finishes a taken item: done, blocked (with a reason) or dropped."""
-    session = session_of(store, session)
     if state not in FINISH_STATES:
         raise InvalidInput(f"Finish an item as one of {', '.join(FINISH_STATES)}, not {state!r}.")
     summary = check_text(summary, "summary")
@@ -433,14 +430,13 @@ def finish(
 
 def drop(
     store: Store,
-    session: Session | str,
+    session: Session,
     item_id: int,
     reason: str | None = None,
     *,
     task_id: int | None = None,
 ) -> Finished:
     """Drop an item that will not be done (its owner, a human, or its planner)."""
-    session = session_of(store, session)
     with store.transaction():
         item = get_item(store, item_id, task_id)
         task = get_task(store, item.task_id)
@@ -491,7 +487,7 @@ def _check_manager(store: Store, task: Task, item: WorkItem, session: Session, w
 
 def reassign(
     store: Store,
-    session: Session | str,
+    session: Session,
     item_id: int,
     to: str | None = None,
     *,
@@ -499,7 +495,6 @@ def reassign(
 ) -> WorkItem:
     """Give a taken or blocked item to ``to`` (its files' claims move too), or with ``to``
     None put it back to open for anyone to take. A human, the planner or the coordinator."""
-    session = session_of(store, session)
     with store.transaction():
         item = get_item(store, item_id, task_id)
         task = get_task(store, item.task_id)
