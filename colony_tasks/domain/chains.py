@@ -70,7 +70,7 @@ def check_writable(store: Store, task: Task, session: Session) -> None:
 
 def check_plannable(store: Store, task: Task, session: Session) -> None:
     """The gate for adding to a task's plan: any writer may, but a chain's plan is the
-    coordinator's (see :mod:`colony_tasks.domain.work`)."""
+    coordinator's (see :mod:`colony_tasks.domain.planning`)."""
     check_writable(store, task, session)
     if task.mode == TaskMode.CHAIN and task.coordinator != session.id:
         raise NotAllowed(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..base.errors import InvalidInput, NotFound
 from ..base.kinds import ItemStatus, ObsKind, TaskStatus
 from ..base.models import Observation, Record, Session, Task, WorkItem
-from ..domain import chains, delivery, handoffs, posts, tasks, wake, work
+from ..domain import chains, delivery, handoffs, planning, posts, tasks, wake, work
 from ..domain import claims as claims_mod
 from ..domain import sessions as sessions_mod
 from ..domain.messages import Posted
@@ -243,10 +243,10 @@ def plan_work(
     items: Sequence[dict[str, Any]],
     *,
     task_id: int | None = None,
-) -> work.Planned:
+) -> planning.Planned:
     """Add work items (``{title, files?, depends_on?, description?}``) to a task's plan."""
     me = session_of(store, me)
-    return work.plan(store, me, items, task_id=task_id)
+    return planning.plan(store, me, items, task_id=task_id)
 
 
 def take_work(
