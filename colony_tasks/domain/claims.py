@@ -17,6 +17,7 @@ from ..base.globs import glob_regex, is_glob, matches
 from ..base.kinds import ObsKind, TaskStatus
 from ..base.models import Lane, Record, Session, who_for, who_of
 from ..base.redact import redact
+from ..base.text import MAX_TEXT_CHARS
 from ..store import Store
 from . import presence
 from .tasks import task_for
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_TTL_MINUTES = 60
-MAX_NOTE_CHARS = 16_000  # a claim note: the message limit (messages.MAX_MESSAGE_CHARS)
+MAX_NOTE_CHARS = MAX_TEXT_CHARS  # a claim note: the limit of any text an agent writes
 AUTO_TTL_MINUTES = 20
 AUTO_NOTE = "auto: edited"
 STALE_AFTER = presence.QUIET_AFTER
