@@ -10,8 +10,10 @@ then measures, reporting p50 and p90 (the machine may be shared and noisy):
 3. ``update`` after one edit: a signature change, a body-only change, and a new file appearing
    (which re-resolves every file's imports);
 4. per-file parse cost for Python (``ast``) and TS (tree-sitter), and the import cost of the
-   package (tree-sitter grammars included) in a fresh process;
-5. the hook-side query (``rows.IMPORTERS_SQL``) on an SQLite file holding the whole graph.
+   package (tree-sitter grammars included) in a fresh process.
+
+The graph through the store (its rows written and loaded back by the indexer) is measured by
+``bench/interfaces.py``.
 
 Run ``python bench/depgraph.py`` (``--quick`` for fewer samples, ``--files N`` for another
 size). Results are also written to ``bench/results/depgraph.json``.
@@ -22,10 +24,8 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
-import json
 import os
 import random
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,7 +47,6 @@ from _stats import (
 )
 
 from colony_tasks.depgraph import build, parse_source, update
-from colony_tasks.depgraph import rows as graph_rows
 from colony_tasks.depgraph.walk import LANGS, VENDORED_DIRS
 
 HERE = Path(__file__).resolve().parent
@@ -235,30 +234,6 @@ def parse_costs(graph_root: str, files: list[str]) -> list[Stat]:
     return out
 
 
-def hook_query(graph, n: int) -> Stat:
-    """The hook's SELECT on an SQLite file holding the whole graph, one fresh connection."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "graph.db")
-        db = sqlite3.connect(path)
-        db.executescript(graph_rows.SCHEMA)
-        with db:
-            db.executemany(
-                "INSERT INTO dep_files VALUES ('r', ?, ?, ?, ?, ?, ?, ?, ?)",
-                graph_rows.file_rows(graph),
-            )
-            db.executemany(
-                "INSERT INTO dep_edges VALUES ('r', ?, ?, ?)", graph_rows.edge_rows(graph)
-            )
-        db.close()
-        hub = max(graph.files, key=lambda p: len(graph.importers(p)) if p.endswith(".py") else 0)
-        mine = json.dumps(sorted(graph.files)[:20])  # a session's 20 claimed files
-        conn = sqlite3.connect(path)
-        params = {"repo": "r", "changed": hub, "mine": mine}
-        samples = time_calls(lambda: conn.execute(graph_rows.IMPORTERS_SQL, params).fetchall(), n)
-        conn.close()
-    return stat("hook SELECT importers (20 files)", samples)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=5000, help="source files to generate")
@@ -328,16 +303,13 @@ def main() -> None:
         stats.append(s)
         print_stat(s)
 
-        log("parse costs, import cost, hook query")
+        log("parse costs, import cost")
         for s in parse_costs(str(root), sorted(graph.files)):
             stats.append(s)
             print_stat(s)
         for s in import_cost(5 if args.quick else 15):
             stats.append(s)
             print_stat(s)
-        s = hook_query(graph, 200)
-        stats.append(s)
-        print_stat(s)
 
     print()
     print(format_table(stats, title=f"depgraph, {shape['source_files']} source files"))

@@ -145,7 +145,7 @@ from colony_tasks.store import Store
 from colony_tasks.domain import claims
 store = Store({db!r})
 paths = ["src/m%d/g%d.py" % (i, i) for i in range(200)]
-t = time.perf_counter(); claims.claim(store, "b", paths, announce=False)
+t = time.perf_counter(); claims.claim(store, store.get_session("b"), paths, announce=False)
 print("took %.3f" % (time.perf_counter() - t))
 """
 

@@ -312,7 +312,7 @@ def measure(size: int, n: int) -> list[_stats.Stat]:
             for row in store.conn.execute(
                 "SELECT id FROM sessions WHERE id LIKE 'bench-start-%' AND ended_at IS NULL"
             ).fetchall():
-                sessions.end_session(store, row[0])
+                sessions.end_session(store, store.get_session(row[0]))
         prepare_end()
 
     warmup = 2

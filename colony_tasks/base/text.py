@@ -1,5 +1,5 @@
 """Plain text and time formatting: text that SQLite and JSON accept, clipping a text to one
-line, and human-readable times.
+line, and human-readable times; the one length limit on a text an agent writes.
 
 Standard library only.
 """
@@ -9,6 +9,9 @@ from __future__ import annotations
 import time
 
 LINE_CHARS = 240
+#: The most characters of one text an agent writes: a message (longer is refused), a claim note
+#: (refused, and capped where the store writes it), each string in an observation's meta (capped).
+MAX_TEXT_CHARS = 16_000
 
 
 def utf8_safe(text: str) -> str:

@@ -42,9 +42,7 @@ def search(
     otherwise), so a search does not load the model and every vector each time."""
     url = backend.store_url()
     options = {"query": query, "limit": limit, "task_id": task_id, "kinds": list(kinds)}
-    found = wire.search(
-        backend.store_key(url) if url else wire.LOCAL_KEY, options | {"semantic": semantic}
-    )
+    found = wire.search(wire.relay_key(url), options | {"semantic": semantic})
     if found is not None:
         hits = [Hit(**hit) for hit in found["hits"]]
         unavailable = found.get("unavailable")

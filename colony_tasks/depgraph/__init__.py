@@ -3,8 +3,8 @@
 Used to relay interface changes: when a session changes the public surface of a module (a
 top-level ``def``/``class``/``export`` or its signature), the sessions working on files that
 import it are told. This package is self-contained and runs off the hook path (the MCP server's
-worker, ``colony-tasks index``): it imports tree-sitter grammars and ``pathspec``. The hook path
-only reads the stored rows (see ``rows.py``).
+worker, ``colony-tasks index``): it imports tree-sitter grammars and ``pathspec``. The store
+keeps the graph as plain rows (see ``rows.py``), which the hook path never reads.
 
 - ``build(root)`` → ``Graph``: walk the repository (``.gitignore`` respected, vendored trees,
   huge, binary, unreadable files and bad symlinks skipped and counted in ``Graph.skipped``),
@@ -15,7 +15,7 @@ only reads the stored rows (see ``rows.py``).
   between two versions of one file; never raises.
 - ``dependents(graph, path, names)``: the files that use a changed module, directly or through
   a re-exporting ``__init__.py`` / ``index.ts``, narrowed to those taking the changed names.
-- ``rows``: the graph as plain rows for the store, the proposed schema and the hook's query.
+- ``rows``: the graph as plain rows for the store, and back.
 """
 
 from __future__ import annotations

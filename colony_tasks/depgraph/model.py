@@ -132,7 +132,7 @@ class Graph:
     skipped: dict[str, int] = field(default_factory=dict)
 
     def importers(self, path: str) -> list[str]:
-        """The files that import ``path`` directly (the store answers this with one SELECT)."""
+        """The files that import ``path`` directly."""
         return sorted(
             p for p, row in self.files.items() if any(e.path == path for e in row.imports)
         )

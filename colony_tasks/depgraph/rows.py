@@ -1,8 +1,8 @@
 """A graph as plain rows, for the store to persist, and back.
 
-The package runs no SQL (only the store does). ``SCHEMA`` is the proposed DDL for the store's
-migration and ``IMPORTERS_SQL`` the one query the hook path needs; the tests run both against
-an in-memory SQLite database to keep them honest.
+The package runs no SQL (only the store does): the store keeps these rows in its own tables
+(``dep_files``, ``dep_edges``, ``dep_repos``: :mod:`colony_tasks.store.schema`), written and
+read through its graph facet (:class:`colony_tasks.store.depgraph.Graph`, ``store.graph``).
 
 Rows, per repository (the lane's repository identity is the store's ``repo`` key):
 
@@ -21,43 +21,6 @@ from .model import Config, Edge, FileRow, Graph, ImportSpec, Symbol
 
 FileRowTuple = tuple[str, str, int, int, str, str | None, str, str]
 EdgeRowTuple = tuple[str, str, str]
-
-SCHEMA = """
-CREATE TABLE dep_files (
-    repo TEXT NOT NULL,
-    path TEXT NOT NULL,
-    lang TEXT NOT NULL,
-    mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    hash TEXT NOT NULL,
-    error TEXT,
-    specs_json TEXT NOT NULL,
-    surface_json TEXT NOT NULL,
-    PRIMARY KEY (repo, path)
-) WITHOUT ROWID;
-CREATE TABLE dep_edges (
-    repo TEXT NOT NULL,
-    src TEXT NOT NULL,
-    dst TEXT NOT NULL,
-    names_json TEXT NOT NULL DEFAULT '[]',
-    PRIMARY KEY (repo, src, dst)
-) WITHOUT ROWID;
-CREATE INDEX dep_edges_by_dst ON dep_edges (repo, dst, src);
-CREATE TABLE dep_repos (
-    repo TEXT PRIMARY KEY,
-    root TEXT NOT NULL,
-    config_json TEXT NOT NULL,
-    skipped_json TEXT NOT NULL,
-    built_at TEXT NOT NULL
-);
-"""
-
-# Which of a session's files import the changed module: one index range scan on
-# dep_edges_by_dst, no JSON parsing. The session's files are bound as a JSON array.
-IMPORTERS_SQL = """
-SELECT src, names_json FROM dep_edges
-WHERE repo = :repo AND dst = :changed AND src IN (SELECT value FROM json_each(:mine))
-"""
 
 
 def file_rows(graph: Graph) -> list[FileRowTuple]:

@@ -23,7 +23,7 @@ from ..base.models import Observation, Record, Session, Task
 from ..store import Store
 from . import messages
 from .messages import Posted
-from .sessions import find_session, session_of
+from .sessions import find_session
 from .tasks import get_task, handle_of
 
 TYPE_CHECKING = False
@@ -70,7 +70,7 @@ def check_writable(store: Store, task: Task, session: Session) -> None:
 
 def check_plannable(store: Store, task: Task, session: Session) -> None:
     """The gate for adding to a task's plan: any writer may, but a chain's plan is the
-    coordinator's (see :mod:`colony_tasks.domain.work`)."""
+    coordinator's (see :mod:`colony_tasks.domain.planning`)."""
     check_writable(store, task, session)
     if task.mode == TaskMode.CHAIN and task.coordinator != session.id:
         raise NotAllowed(
@@ -108,28 +108,26 @@ def _coordinator_only(task: Task, session: Session, action: str) -> None:
 
 
 def create(
-    store: Store, creator: Session | str, name: str, participants: list[str] | None = None
+    store: Store, creator: Session, name: str, participants: list[str] | None = None
 ) -> Task:
     """A new chain; the caller coordinates it and holds the first turn."""
-    creator = session_of(store, creator)
-    session = creator
     title = (name or "").strip()
     if not title:
         raise InvalidInput("A chain needs a non-empty name.")
     with store.transaction():
         chain_id = store.insert_task(
-            title, mode=TaskMode.CHAIN, created_by=session.id, coordinator=session.id
+            title, mode=TaskMode.CHAIN, created_by=creator.id, coordinator=creator.id
         )
-        store.add_participant(chain_id, session.id)
+        store.add_participant(chain_id, creator.id)
         for ref in participants or []:
             store.add_participant(chain_id, find_session(store, ref).id)
         task = get_task(store, chain_id)
         insert(
             store,
             task,
-            session,
+            creator,
             ObsKind.TURN,
-            f"{session.handle} started chain “{title}” and holds the turn",
+            f"{creator.handle} started chain “{title}” and holds the turn",
             meta={"event": "create"},
         )
     return get_task(store, chain_id)
@@ -152,37 +150,31 @@ def _give_turn(
     return posted
 
 
-def add(
-    store: Store, coordinator: Session | str, chain_id: int, participant: str, prompt: str
-) -> Posted:
+def add(store: Store, coordinator: Session, chain_id: int, participant: str, prompt: str) -> Posted:
     """Add a session and give it the turn; it receives the full history with ``prompt``."""
-    me = session_of(store, coordinator)
     text = messages.check_text(prompt, "prompt")
 
     def action() -> Posted:
         task = get_chain(store, chain_id)
-        _coordinator_only(task, me, "add participants")
+        _coordinator_only(task, coordinator, "add participants")
         target = find_session(store, participant)
-        if target.id == me.id:
+        if target.id == coordinator.id:
             raise InvalidInput("The coordinator is already on the chain.")
         if target.ended_at is not None:
             raise Conflict(f"Session {target.handle} has ended; add an active session.")
         store.add_participant(task.id, target.id)
-        return _give_turn(store, task, me, target, text, "add")
+        return _give_turn(store, task, coordinator, target, text, "add")
 
-    return messages.guarded(store, me, action)
+    return messages.guarded(store, coordinator, action)
 
 
-def pass_turn(
-    store: Store, coordinator: Session | str, chain_id: int, to: str, prompt: str
-) -> Posted:
+def pass_turn(store: Store, coordinator: Session, chain_id: int, to: str, prompt: str) -> Posted:
     """Give the turn to a participant with ``prompt`` (it gets what it missed since it spoke)."""
-    me = session_of(store, coordinator)
     text = messages.check_text(prompt, "prompt")
 
     def action() -> Posted:
         task = get_chain(store, chain_id)
-        _coordinator_only(task, me, "pass the turn")
+        _coordinator_only(task, coordinator, "pass the turn")
         target = find_session(store, to)
         if not store.is_participant(task.id, target.id):
             raise NotAllowed(
@@ -191,25 +183,27 @@ def pass_turn(
                 chain_id=task.id,
                 who=target.handle,
             )
-        if target.id == me.id:
-            store.set_turn_holder(task.id, me.id)
+        if target.id == coordinator.id:
+            store.set_turn_holder(task.id, coordinator.id)
             return insert(
-                store, task, me, ObsKind.TURN, text, meta={"event": "take", "from": me.handle}
+                store,
+                task,
+                coordinator,
+                ObsKind.TURN,
+                text,
+                meta={"event": "take", "from": coordinator.handle},
             )
-        return _give_turn(store, task, me, target, text, "pass")
+        return _give_turn(store, task, coordinator, target, text, "pass")
 
-    return messages.guarded(store, me, action)
+    return messages.guarded(store, coordinator, action)
 
 
-def give_turn(
-    store: Store, coordinator: Session | str, chain_id: int, to: str, prompt: str
-) -> Posted:
+def give_turn(store: Store, coordinator: Session, chain_id: int, to: str, prompt: str) -> Posted:
     """Pass the turn to ``to``, adding it first when it is not on the chain yet.
 
     A newcomer gets the full history (as :func:`add`), a participant what it missed (as
     :func:`pass_turn`). The MCP tool ``chain_pass`` calls this, so one tool covers both.
     """
-    coordinator = session_of(store, coordinator)
     chain = get_chain(store, chain_id)
     target = find_session(store, to)
     if store.is_participant(chain.id, target.id):
@@ -217,15 +211,19 @@ def give_turn(
     return add(store, coordinator, chain_id, to, prompt)
 
 
-def close(store: Store, coordinator: Session | str, chain_id: int) -> Task:
+def close(store: Store, coordinator: Session, chain_id: int) -> Task:
     """Complete the chain: no more posts; the history stays readable."""
-    me = session_of(store, coordinator)
     with store.transaction():
         task = get_chain(store, chain_id)
-        _coordinator_only(task, me, "close it")
-        store.set_turn_holder(task.id, me.id)
+        _coordinator_only(task, coordinator, "close it")
+        store.set_turn_holder(task.id, coordinator.id)
         insert(
-            store, task, me, ObsKind.TURN, f"{me.handle} closed the chain", meta={"event": "close"}
+            store,
+            task,
+            coordinator,
+            ObsKind.TURN,
+            f"{coordinator.handle} closed the chain",
+            meta={"event": "close"},
         )
         store.set_task_status(task.id, TaskStatus.DONE)
     return get_task(store, chain_id)

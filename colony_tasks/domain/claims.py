@@ -17,9 +17,9 @@ from ..base.globs import glob_regex, is_glob, matches
 from ..base.kinds import ObsKind, TaskStatus
 from ..base.models import Lane, Record, Session, who_for, who_of
 from ..base.redact import redact
+from ..base.text import MAX_TEXT_CHARS
 from ..store import Store
 from . import presence
-from .sessions import session_of
 from .tasks import task_for
 
 TYPE_CHECKING = False
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_TTL_MINUTES = 60
-MAX_NOTE_CHARS = 16_000  # a claim note: the message limit (messages.MAX_MESSAGE_CHARS)
+MAX_NOTE_CHARS = MAX_TEXT_CHARS  # a claim note: the limit of any text an agent writes
 AUTO_TTL_MINUTES = 20
 AUTO_NOTE = "auto: edited"
 STALE_AFTER = presence.QUIET_AFTER
@@ -101,8 +101,7 @@ class ClaimResult(Record):
 # -- paths ----------------------------------------------------------------------------------
 
 
-def session_lane(store: Store, session: Session | str) -> Lane:
-    session = session_of(store, session)
+def session_lane(store: Store, session: Session) -> Lane:
     lane = store.get_lane(session.lane_id) if session.lane_id else None
     if lane is None:
         raise NotFound(f"Session {session.handle} has no lane; start it in a repository folder.")
@@ -241,10 +240,9 @@ def _candidate_index(
 
 
 def conflicts_for(
-    store: Store, session: Session | str, rel_paths: Sequence[str], lane: Lane
+    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane
 ) -> list[PathConflict]:
     """Conflicts for already-normalized paths (only paths that have any)."""
-    session = session_of(store, session)
     if not rel_paths:
         return []
     now = store.now()
@@ -303,10 +301,9 @@ def live_holders(
 
 
 def conflicts(
-    store: Store, session: Session | str, paths: Iterable[str], *, cwd: str | None = None
+    store: Store, session: Session, paths: Iterable[str], *, cwd: str | None = None
 ) -> list[PathConflict]:
     """For each path, other active sessions' live claims matching it and their recent edits."""
-    session = session_of(store, session)
     lane = session_lane(store, session)
     rel = [normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths]
     return conflicts_for(store, session, list(dict.fromkeys(rel)), lane)
@@ -314,7 +311,7 @@ def conflicts(
 
 def grant(
     store: Store,
-    session: Session | str,
+    session: Session,
     rel_paths: Sequence[str],
     lane: Lane,
     *,
@@ -323,7 +320,6 @@ def grant(
     note: str = "",
 ) -> list[dict[str, Any]]:
     """Create or renew claims on normalized paths (inside the caller's transaction)."""
-    session = session_of(store, session)
     ttl = float(ttl_minutes) * 60
     ids = []
     with store.transaction():
@@ -402,7 +398,7 @@ def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any
 
 def claim(
     store: Store,
-    session: Session | str,
+    session: Session,
     paths: Sequence[str],
     *,
     ttl_minutes: float = DEFAULT_TTL_MINUTES,
@@ -414,7 +410,6 @@ def claim(
     """Claim paths or globs (advisory: always granted, conflicts returned beside the grant)."""
     from .chains import check_writable  # see the note above: off the hook path
 
-    session = session_of(store, session)
     if isinstance(paths, str) or not paths:
         raise InvalidInput("Pass a non-empty list of paths or globs to claim.")
     ttl = validate_ttl(ttl_minutes)
@@ -451,14 +446,13 @@ def claim(
 
 def release(
     store: Store,
-    session: Session | str,
+    session: Session,
     paths: Sequence[str] | None = None,
     *,
     task_id: int | None = None,
     announce: bool = True,
 ) -> list[dict[str, Any]]:
     """Release the caller's claims on ``paths`` (all of them when None)."""
-    session = session_of(store, session)
     patterns = None
     lane = session_lane(store, session) if session.lane_id else None
     if paths is not None:

@@ -15,7 +15,6 @@ from ..base.globs import matches
 from ..base.kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode
 from ..base.models import Observation, Record, Session
 from ..store import Store
-from .sessions import session_of
 from .tasks import task_for
 
 TOUCHED_WINDOW = 24 * 3600
@@ -95,7 +94,7 @@ def _fold_turns(items: list[Observation], session: Session) -> list[Observation]
 
 def updates_since(
     store: Store,
-    session: Session | str,
+    session: Session,
     task_id: int | None = None,
     *,
     since_id: int | None = None,
@@ -108,7 +107,6 @@ def updates_since(
     ``since_id`` it only reads. ``limit`` delivers the first items and leaves the rest (counted
     in ``remaining``) for the next call.
     """
-    session = session_of(store, session)
     if limit is not None and limit < 1:
         raise InvalidInput("limit must be at least 1.")
     kinds = (*THREAD_KINDS, ObsKind.EDIT)
@@ -138,20 +136,18 @@ def updates_since(
         return Updates(task.id, shown, remaining, new_cursor)
 
 
-def mark_briefed(store: Store, session: Session | str, task_id: int) -> None:
+def mark_briefed(store: Store, session: Session, task_id: int) -> None:
     """The session was just briefed on the task (SessionStart): its history is not repeated
     as news; only what comes after is delivered. Pending items stay in :func:`pending_for`."""
-    session = session_of(store, session)
     with store.transaction():
         store.set_cursor(task_id, session.id, store.max_observation_id(task_id))
 
 
-def deliver_directed(store: Store, session: Session | str) -> list[Observation]:
+def deliver_directed(store: Store, session: Session) -> list[Observation]:
     """Mid-turn delivery: undelivered items addressed to the session or marked urgent.
 
     They are marked delivered, so the next :func:`updates_since` does not repeat them.
     """
-    session = session_of(store, session)
     if not store.has_pending_directed(session.id):
         return []
     with store.transaction():
@@ -168,11 +164,8 @@ def after_directed(store: Store, session: Session, items: list[Observation]) -> 
         store.set_cursor(int(turn.task_id or 0), session.id, turn.id - 1)
 
 
-def pending_for(
-    store: Store, session: Session | str, task_id: int | None = None
-) -> list[Observation]:
+def pending_for(store: Store, session: Session, task_id: int | None = None) -> list[Observation]:
     """Questions and handoffs waiting on this session (addressed to it, its kind, or anyone)."""
-    session = session_of(store, session)
     task_ids = (
         [task_id] if task_id is not None else [t.id for t in store.tasks_of_session(session.id)]
     )

@@ -14,7 +14,7 @@ from . import chains
 from . import claims as claims_mod
 from .messages import Posted, addressed_to
 from .posts import pending_item, write
-from .sessions import find_session, session_of
+from .sessions import find_session
 from .tasks import get_task
 
 TYPE_CHECKING = False
@@ -33,7 +33,7 @@ class Accepted(Record):
 
 def hand_off(
     store: Store,
-    session: Session | str,
+    session: Session,
     summary: str,
     *,
     to: str | None = None,
@@ -41,7 +41,6 @@ def hand_off(
     task_id: int | None = None,
 ) -> Posted:
     """A pending handoff; accepting it transfers the listed files' claims to the acceptor."""
-    session = session_of(store, session)
     held: list[str] = []
     skipped: list[str] = []
     if files:
@@ -69,9 +68,8 @@ def skipped_note(skipped: Sequence[str]) -> str | None:
     )
 
 
-def accept_handoff(store: Store, session: Session | str, handoff_id: int) -> Accepted:
+def accept_handoff(store: Store, session: Session, handoff_id: int) -> Accepted:
     """Accept a handoff: its files' claims move to the acceptor, all in one transaction."""
-    session = session_of(store, session)
     with store.transaction():
         handoff = pending_item(store, handoff_id, ObsKind.HANDOFF)
         task = get_task(store, handoff.task_id)

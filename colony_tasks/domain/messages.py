@@ -14,6 +14,7 @@ from ..base.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from ..base.kinds import AGENT_KINDS, AgentKind, ObsKind, TaskStatus
 from ..base.models import Observation, Record, Session, Task
 from ..base.redact import redact
+from ..base.text import MAX_TEXT_CHARS
 from ..store import Store
 from .sessions import lookup
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 BROADCAST = ("", "any", "all", "*")
-MAX_MESSAGE_CHARS = 16_000
+MAX_MESSAGE_CHARS = MAX_TEXT_CHARS
 DIRECTED_REQUESTS = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)
 
 

@@ -13,7 +13,7 @@ from ..base.models import Observation, Record, Session
 from ..store import Store
 from . import authority, chains
 from .messages import Posted, addressed_to, check_text, guarded
-from .sessions import find_session, session_of
+from .sessions import find_session
 from .tasks import get_task, task_for
 
 TYPE_CHECKING = False
@@ -73,7 +73,7 @@ def _article(word: str) -> str:
 
 def post(
     store: Store,
-    session: Session | str,
+    session: Session,
     text: str,
     *,
     task_id: int | None = None,
@@ -87,7 +87,6 @@ def post(
 
     ``kind="answer"`` answers the question ``in_reply_to`` (see :func:`answer`).
     """
-    session = session_of(store, session)
     if kind not in MESSAGE_KINDS:
         raise InvalidInput(f"Unknown kind {kind!r}; use one of {', '.join(MESSAGE_KINDS)}.")
     kind = ObsKind(kind)
@@ -112,7 +111,7 @@ def post(
 
 def write(
     store: Store,
-    session: Session | str,
+    session: Session,
     text: str,
     *,
     task_id: int | None,
@@ -123,7 +122,6 @@ def write(
     meta: dict[str, Any] | None = None,
 ) -> Posted:
     """Store a message of a kind with no routing of its own (the gate and chain rules apply)."""
-    session = session_of(store, session)
     body = check_text(text, "message")
 
     def action() -> Posted:
@@ -151,25 +149,23 @@ def write(
 
 def ask(
     store: Store,
-    session: Session | str,
+    session: Session,
     question: str,
     *,
     to: str | None = None,
     task_id: int | None = None,
     urgent: bool = False,
 ) -> Posted:
-    session = session_of(store, session)
     return write(
         store, session, question, task_id=task_id, kind=ObsKind.QUESTION, to=to, urgent=urgent
     )
 
 
-def answer(store: Store, session: Session | str, question_id: int, text: str) -> AnswerResult:
+def answer(store: Store, session: Session, question_id: int, text: str) -> AnswerResult:
     """Answer a question; for a broadcast question the first responder wins atomically.
 
     A later responder gets ``ok=False`` naming who answered; their text is kept as a note.
     """
-    session = session_of(store, session)
     body = check_text(text, "answer")
     with store.transaction():
         question = pending_item(store, question_id, ObsKind.QUESTION)
@@ -207,9 +203,8 @@ def answer(store: Store, session: Session | str, question_id: int, text: str) ->
         )
 
 
-def withdraw(store: Store, session: Session | str, item_id: int) -> int:
+def withdraw(store: Store, session: Session, item_id: int) -> int:
     """The author withdraws a pending question or handoff; returns the withdraw message id."""
-    session = session_of(store, session)
     with store.transaction():
         obs = store.get_observation(int(item_id))
         if obs is None or obs.kind not in (ObsKind.QUESTION, ObsKind.HANDOFF):
@@ -253,13 +248,12 @@ def _with_detail(
 
 def record_decision(
     store: Store,
-    session: Session | str,
+    session: Session,
     decision: str,
     *,
     rationale: str | None = None,
     task_id: int | None = None,
 ) -> Posted:
-    session = session_of(store, session)
     return _with_detail(
         store, session, ObsKind.DECISION, decision, "Rationale", "rationale", rationale, task_id
     )
@@ -267,22 +261,20 @@ def record_decision(
 
 def report_blocker(
     store: Store,
-    session: Session | str,
+    session: Session,
     blocker: str,
     *,
     waiting_on: str | None = None,
     task_id: int | None = None,
 ) -> Posted:
-    session = session_of(store, session)
     return _with_detail(
         store, session, ObsKind.BLOCKER, blocker, "Waiting on", "waiting_on", waiting_on, task_id
     )
 
 
 def resolve_blocker(
-    store: Store, session: Session | str, blocker_id: int, note: str | None = None
+    store: Store, session: Session, blocker_id: int, note: str | None = None
 ) -> Posted:
-    session = session_of(store, session)
     with store.transaction():
         blocker = pending_item(store, blocker_id, ObsKind.BLOCKER)
         if blocker.status != ItemStatus.OPEN:

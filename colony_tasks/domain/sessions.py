@@ -259,17 +259,10 @@ def check_agent_event(session_id: str | None, agent: str, existing: Session | No
         )
 
 
-def end_session(store: Store, session: Session | str) -> dict[str, Any]:
+def end_session(store: Store, session: Session) -> dict[str, Any]:
     """Mark the session ended, release its claims, and mark its undelivered items."""
-    session = session_of(store, session)
     with store.transaction():
         store.end_session(session.id)
         released = store.release_all_claims(session.id)
         undeliverable = store.mark_undeliverable(session.id)
     return {"released": released, "undeliverable": undeliverable}
-
-
-def session_of(store: Store, ref: Session | str) -> Session:
-    """``ref`` itself, or the session with that id or handle (callers that already resolved
-    who is acting pass the :class:`Session`; tests and scripts may pass its id)."""
-    return ref if isinstance(ref, Session) else find_session(store, ref)

@@ -1,13 +1,10 @@
-"""Plans: a task divided into owned work items with dependencies, taken atomically.
+"""Work items: a planned item taken atomically, finished, reassigned or dropped.
 
-Every plan rule lives here; the MCP tools, the CLI and the viewer reach it through
-:mod:`colony_tasks.usecases.actions`:
+Every rule of an item's life lives here (planning it is :mod:`colony_tasks.domain.planning`);
+the MCP tools, the CLI and the viewer reach it through :mod:`colony_tasks.usecases.actions`:
 
-- any participant may plan items in a task; on a chain the plan is the coordinator's
-  (:func:`colony_tasks.domain.chains.check_plannable`), and taking, finishing, reassigning and
-  dropping are posts like any other: they need the turn (:func:`chains.check_writable`). Dependencies name items of the same call (by
-  index) or existing items of the task (``"#12"``); unknown ones and cycles are refused before
-  anything is written;
+- taking, finishing, reassigning and dropping are posts like any other: on a chain they need
+  the turn (:func:`colony_tasks.domain.chains.check_writable`);
 - an item is *ready* when it is open and everything it depends on is done or dropped;
   :func:`take` hands out one item per call inside ``BEGIN IMMEDIATE``, so two sessions never
   get the same one. Taking claims the item's files for the taker (ordinary claims, so edit
@@ -20,7 +17,8 @@ Every plan rule lives here; the MCP tools, the CLI and the viewer reach it throu
   move: an owner that ended or has been quiet past :data:`STALE_AFTER` is flagged as stale) or
   drops it.
 
-Every change is also a ``work`` thread item, so the plan's progress is in every delta.
+Every change is also a ``work`` thread item (:func:`announce`), so the plan's progress is in
+every delta.
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ from ..store import Store
 from . import chains, presence
 from . import claims as claims_mod
 from .messages import check_text
-from .sessions import find_session, session_of
+from .sessions import find_session
 from .tasks import get_task, handle_of, task_for
 
 TYPE_CHECKING = False
@@ -42,20 +40,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-MAX_ITEMS = 100
-MAX_TITLE = 200
-MAX_FILES = 50
 WORK_TTL_MINUTES = 24 * 60  # an item's claims last as long as a working day, or until finished
 STALE_AFTER = claims_mod.STALE_AFTER
 TITLE_IN_TEXT = 60
-
-
-class Planned(Record):
-    """The items a call planned (ids in the order given) and which of them are ready."""
-
-    task_id: int
-    ids: list[int]
-    ready: list[int]
 
 
 class Taken(Record):
@@ -129,150 +116,13 @@ def board(store: Store, task_id: int) -> Board:
     return Board(task.id, task.title, items, counts, ready, stale)
 
 
-# -- planning -------------------------------------------------------------------------------
-
-
-def _spec(raw: Any, index: int) -> tuple[str, str, list[str], list[Any]]:
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"Item {index} must be an object with a title.")
-    title = check_text(raw.get("title"), f"title of item {index}")
-    if len(title) > MAX_TITLE:
-        raise InvalidInput(f"The title of item {index} is over {MAX_TITLE} characters.")
-    description = raw.get("description") or ""
-    if not isinstance(description, str):
-        raise InvalidInput(f"The description of item {index} must be text.")
-    files = raw.get("files") or []
-    if isinstance(files, str) or not all(isinstance(f, str) for f in files):
-        raise InvalidInput(f"The files of item {index} must be a list of paths or globs.")
-    if len(files) > MAX_FILES:
-        raise InvalidInput(f"Item {index} lists over {MAX_FILES} files; use globs.")
-    deps = raw.get("depends_on") or []
-    if isinstance(deps, str | int):
-        deps = [deps]
-    return title, description.strip(), list(files), list(deps)
-
-
-def _dependency(ref: Any, index: int, count: int) -> tuple[str, int]:
-    """``("index", i)`` for an item of this call, ``("id", n)`` for an existing item."""
-    if isinstance(ref, bool):
-        ref = None
-    if isinstance(ref, int):
-        if 0 <= ref < count:
-            return "index", ref
-        raise InvalidInput(
-            f"Item {index} depends on index {ref}, but this call has items 0 to {count - 1};"
-            ' name an existing item as "#<id>".'
-        )
-    text = str(ref).strip() if isinstance(ref, str) else ""
-    if text.startswith("#") and text[1:].isdigit():
-        return "id", int(text[1:])
-    raise InvalidInput(
-        f"Item {index} has dependency {ref!r}; use the index of an item in this call (0, 1, …)"
-        ' or "#<id>" of an existing item.'
-    )
-
-
-def _order(edges: dict[int, list[int]], titles: list[str]) -> None:
-    """Refuse a cycle among the items of one call, naming it."""
-    state: dict[int, int] = {}  # 1 = on the current path, 2 = done
-
-    def visit(node: int, path: list[int]) -> None:
-        state[node] = 1
-        for dep in edges.get(node, []):
-            if state.get(dep) == 1:
-                loop = [*path[path.index(dep) :], dep] if dep in path else [node, dep]
-                names = " → ".join(f"{i} ({clip(titles[i], 30)})" for i in loop)
-                raise InvalidInput(
-                    f"The dependencies form a cycle: {names}. Nothing was planned; remove one"
-                    " of them."
-                )
-            if state.get(dep) is None:
-                visit(dep, [*path, dep])
-        state[node] = 2
-
-    for node in range(len(titles)):
-        if state.get(node) is None:
-            visit(node, [node])
-
-
-def _lane(store: Store, session: Session, task: Task) -> Lane | None:
+def files_lane(store: Store, session: Session, task: Task) -> Lane | None:
     """Where an item's files are: the acting session's repository, else the task's."""
     if session.lane_id:
         lane = store.get_lane(session.lane_id)
         if lane is not None:
             return lane
     return store.get_lane(task.lane_id) if task.lane_id else None
-
-
-def plan(
-    store: Store,
-    session: Session | str,
-    items: Sequence[dict[str, Any]],
-    *,
-    task_id: int | None = None,
-) -> Planned:
-    """Add items to a task's plan (dependencies by index in this call or ``"#<id>"``)."""
-    session = session_of(store, session)
-    if isinstance(items, dict | str) or not items:
-        raise InvalidInput("Pass a non-empty list of items, each with a title.")
-    if len(items) > MAX_ITEMS:
-        raise InvalidInput(f"Plan at most {MAX_ITEMS} items per call.")
-    specs = [_spec(raw, i) for i, raw in enumerate(items)]
-    titles = [s[0] for s in specs]
-    edges: dict[int, list[int]] = {}
-    existing: dict[int, list[int]] = {}
-    for i, (_, _, _, deps) in enumerate(specs):
-        for ref in deps:
-            kind, value = _dependency(ref, i, len(specs))
-            (edges if kind == "index" else existing).setdefault(i, []).append(value)
-    _order(edges, titles)
-    with store.transaction():
-        task = task_for(store, session, task_id)
-        chains.check_plannable(store, task, session)
-        wanted = sorted({d for deps in existing.values() for d in deps})
-        found = store.work_ids_in_task(task.id, wanted)
-        missing = [d for d in wanted if d not in found]
-        if missing:
-            raise InvalidInput(
-                f"Task {task.id} has no work item {', '.join(f'#{d}' for d in missing)};"
-                " nothing was planned.",
-                "plan_show",
-            )
-        lane = _lane(store, session, task)
-        ids: list[int] = []
-        for i, (title, description, files, _) in enumerate(specs):
-            rel: list[str] = []
-            if files:
-                if lane is None:
-                    raise InvalidInput(
-                        f"Item {i} lists files, but task {task.id} has no repository."
-                    )
-                rel = list(
-                    dict.fromkeys(
-                        claims_mod.normalize(f, lane=lane, cwd=session.cwd) for f in files
-                    )
-                )
-            ids.append(
-                store.insert_work_item(
-                    task.id, title, description=description, files=rel, created_by=session.id
-                )
-            )
-        for i, item_id in enumerate(ids):
-            deps = [ids[j] for j in edges.get(i, [])] + existing.get(i, [])
-            if deps:
-                store.add_work_deps(item_id, deps)
-        items_now = [store.work_item(i) for i in ids]
-        ready = [i.id for i in items_now if i is not None and store.work_is_ready(i.id)]
-        parts = []
-        for item in items_now:
-            assert item is not None
-            after = (
-                f" (after {', '.join(f'#{d}' for d in item.depends_on)})" if item.depends_on else ""
-            )
-            parts.append(f"#{item.id} {clip(item.title, TITLE_IN_TEXT)}{after}")
-        text = f"planned {len(ids)} item{'s' if len(ids) != 1 else ''}: {'; '.join(parts)}"
-        _announce(store, task, session, text, ready, {"event": "plan", "items": ids})
-    return Planned(task.id, ids, ready)
 
 
 # -- taking ---------------------------------------------------------------------------------
@@ -288,10 +138,9 @@ def _why_not_ready(store: Store, item: WorkItem) -> str:
 
 
 def take(
-    store: Store, session: Session | str, item_id: int | None = None, *, task_id: int | None = None
+    store: Store, session: Session, item_id: int | None = None, *, task_id: int | None = None
 ) -> Taken:
     """Take ``item_id``, or the next ready item of the task; claims its files for the taker."""
-    session = session_of(store, session)
     with store.transaction():
         if item_id is not None:
             item = get_item(store, item_id)
@@ -368,7 +217,7 @@ def _nothing_ready(store: Store, task: Task, session: Session) -> str:
 def _claim_files(
     store: Store, session: Session, task: Task, item: WorkItem
 ) -> tuple[list[dict[str, Any]], list[claims_mod.PathConflict]]:
-    lane = _lane(store, session, task)
+    lane = files_lane(store, session, task)
     if not item.files or lane is None:
         return [], []
     found = claims_mod.conflicts_for(store, session, item.files, lane)
@@ -403,7 +252,7 @@ def _release_files(store: Store, item: WorkItem) -> list[str]:
 
 def finish(
     store: Store,
-    session: Session | str,
+    session: Session,
     item_id: int,
     summary: str,
     *,
@@ -411,7 +260,6 @@ def finish(
     reason: str | None = None,
 ) -> Finished:
     """The owner (or a human) finishes a taken item: done, blocked (with a reason) or dropped."""
-    session = session_of(store, session)
     if state not in FINISH_STATES:
         raise InvalidInput(f"Finish an item as one of {', '.join(FINISH_STATES)}, not {state!r}.")
     summary = check_text(summary, "summary")
@@ -433,14 +281,13 @@ def finish(
 
 def drop(
     store: Store,
-    session: Session | str,
+    session: Session,
     item_id: int,
     reason: str | None = None,
     *,
     task_id: int | None = None,
 ) -> Finished:
     """Drop an item that will not be done (its owner, a human, or its planner)."""
-    session = session_of(store, session)
     with store.transaction():
         item = get_item(store, item_id, task_id)
         task = get_task(store, item.task_id)
@@ -469,7 +316,7 @@ def _close(
     detail = f"{clip(summary, 300)}" + (f" — waits for: {clip(reason, 200)}" if reason else "")
     by = "" if item.owner in (None, session.id) else f" (owner {item.owner_handle})"
     text = f"{verb[state]} #{item.id} {clip(item.title, TITLE_IN_TEXT)}{by}: {detail}"
-    _announce(
+    announce(
         store,
         task,
         session,
@@ -491,7 +338,7 @@ def _check_manager(store: Store, task: Task, item: WorkItem, session: Session, w
 
 def reassign(
     store: Store,
-    session: Session | str,
+    session: Session,
     item_id: int,
     to: str | None = None,
     *,
@@ -499,7 +346,6 @@ def reassign(
 ) -> WorkItem:
     """Give a taken or blocked item to ``to`` (its files' claims move too), or with ``to``
     None put it back to open for anyone to take. A human, the planner or the coordinator."""
-    session = session_of(store, session)
     with store.transaction():
         item = get_item(store, item_id, task_id)
         task = get_task(store, item.task_id)
@@ -525,7 +371,7 @@ def reassign(
         if target is None:
             store.assign_work_item(item.id, None)
             ready = [item.id] if store.work_is_ready(item.id) else []
-            _announce(
+            announce(
                 store,
                 task,
                 session,
@@ -553,7 +399,7 @@ def reassign(
 # -- announcing -----------------------------------------------------------------------------
 
 
-def _announce(
+def announce(
     store: Store,
     task: Task,
     session: Session,

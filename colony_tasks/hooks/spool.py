@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 
-from ..base import backend
 from ..relay import wire
 from ..relay.outbox import Outbox, outbox_path
 
@@ -30,7 +29,7 @@ SPAWN_WAIT = 2.0
 
 def handle(url: str, request: dict[str, Any]) -> dict[str, Any] | None:
     """Spool the event, have the relay apply it, return its reply (``context``/``deny``)."""
-    key = backend.store_key(url)
+    key = wire.relay_key(url)
     box = Outbox(outbox_path(key))
     try:
         row_id = box.put(

@@ -100,7 +100,7 @@ class ViaRelay(Transport):
         start = False
         wait = SESSION_END_RELAY_WAIT if request.event == "session-end" else RELAY_WAIT
         try:
-            reply = wire.ask(wire.socket_path(wire.LOCAL_KEY), request.to_wire(), wait)
+            reply = wire.ask(wire.socket_path(wire.relay_key(None)), request.to_wire(), wait)
         except wire.NoRelay:
             reply, start = None, True
         if reply is not None and not reply.get("retire"):

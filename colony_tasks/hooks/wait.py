@@ -35,16 +35,11 @@ ATTEMPTS = 6
 RETRY_PAUSE = 0.3
 
 
-def _store_key() -> str:
-    url = backend.store_url()
-    return backend.store_key(url) if url else wire.LOCAL_KEY
-
-
 def wait(session: str, pid: int | None) -> str | None:
     """Hold a wait in the relay; the text to wake the session with, or None."""
     if not wire.enabled():
         return None
-    path = wire.socket_path(_store_key())
+    path = wire.socket_path(wire.relay_key(backend.store_url()))
     request = {"op": "wait", "session": session, "pid": pid, "for": WAIT_SECONDS}
     spawned = False
     for _ in range(ATTEMPTS):

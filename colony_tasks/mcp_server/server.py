@@ -161,7 +161,7 @@ def release_waits() -> None:
         return
     try:
         url = backend.store_url()
-        wire.closing(backend.store_key(url) if url else wire.LOCAL_KEY, pid)
+        wire.closing(wire.relay_key(url), pid)
     except Exception as error:  # noqa: BLE001 - stopping never fails on this
         log.info("Could not tell the relay: %s", error)
 

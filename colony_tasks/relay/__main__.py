@@ -46,7 +46,7 @@ def _serving(key: str) -> bool:
 def main() -> int:
     os.umask(0o077)  # whatever the umask of the hook that started it: every file private
     url = backend.store_url()
-    key = backend.store_key(url) if url else wire.LOCAL_KEY
+    key = wire.relay_key(url)
     os.chdir(paths.ensure_home())  # hold no user folder (a worktree may be removed meanwhile)
     if take_lock(key) is None:
         return 0  # another relay serves this store

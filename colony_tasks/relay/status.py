@@ -20,14 +20,10 @@ if TYPE_CHECKING:
 STUCK_AGE = 15 * 60
 
 
-def _key(url: str | None) -> str:
-    return backend.store_key(url) if url else wire.LOCAL_KEY
-
-
 def relay_pid(url: str | None) -> int | None:
     """The running relay's pid, or None (a pid file whose process is gone counts as none)."""
     try:
-        with open(pid_path(_key(url)), encoding="utf-8") as handle:
+        with open(pid_path(wire.relay_key(url)), encoding="utf-8") as handle:
             pid = int(handle.read().strip() or 0)
     except (OSError, ValueError):
         return None
@@ -48,7 +44,7 @@ def status(url: str | None) -> dict[str, Any]:
     file is made for it."""
     if url:
         backend.check_url(url)
-    key = _key(url)
+    key = wire.relay_key(url)
     pid = relay_pid(url)
     said: dict[str, Any] = {}
     if pid is not None:

@@ -21,7 +21,7 @@ import time
 import zlib
 
 from .. import __version__
-from ..base import paths
+from ..base import backend, paths
 from ..base.agent_events import EVENTS, is_tool_action
 from ..base.text import utf8_safe
 
@@ -41,6 +41,12 @@ SEARCH_WAIT = 30.0
 LOCAL_KEY = "local"
 MAX_SOCKET_PATH = 100
 MAX_REPLY = 16 * 1024 * 1024
+
+
+def relay_key(url: str | None) -> str:
+    """Which relay serves the store at ``url``: the one of this user's SQLite store for None,
+    else the team store's (its :func:`~colony_tasks.base.backend.store_key`)."""
+    return backend.store_key(url) if url else LOCAL_KEY
 
 
 class NoRelay(Exception):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..base.redact import redact
+from ..base.text import MAX_TEXT_CHARS
 from .base import StoreBase
 
-MAX_NOTE_CHARS = 16_000
+MAX_NOTE_CHARS = MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.models import Observation, load_meta
 from ..base.redact import redact, redact_value
+from ..base.text import MAX_TEXT_CHARS
 from .base import StoreBase
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def snippet(text: str, terms: list[tuple[str, bool]]) -> str:
     return prefix + body + suffix
 
 
-MAX_META_CHARS = 16_000  # each string inside an observation's meta
+MAX_META_CHARS = MAX_TEXT_CHARS  # each string inside an observation's meta
 
 
 def row_to_observation(row: sqlite3.Row) -> Observation:

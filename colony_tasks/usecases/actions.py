@@ -12,11 +12,10 @@ from __future__ import annotations
 from ..base.errors import InvalidInput, NotFound
 from ..base.kinds import ItemStatus, ObsKind, TaskStatus
 from ..base.models import Observation, Record, Session, Task, WorkItem
-from ..domain import chains, delivery, handoffs, posts, tasks, wake, work
+from ..domain import chains, delivery, handoffs, planning, posts, tasks, wake, work
 from ..domain import claims as claims_mod
 from ..domain import sessions as sessions_mod
 from ..domain.messages import Posted
-from ..domain.sessions import session_of
 from ..store import Store
 
 TYPE_CHECKING = False
@@ -42,6 +41,13 @@ class Outcome(Record):
     recipients: Sequence[dict[str, Any]] = ()
     ok: bool | None = None
     message: str | None = None
+
+
+def session_of(store: Store, ref: Session | str) -> Session:
+    """Who is acting, resolved once, here at the edge: ``ref`` itself, or the session with that
+    id or handle. The front ends pass the :class:`Session` they resolved; tests and scripts may
+    pass an id or a handle. The domain takes only the :class:`Session`."""
+    return ref if isinstance(ref, Session) else sessions_mod.find_session(store, ref)
 
 
 def _outcome(store: Store, me: Session, posted: Posted) -> Outcome:
@@ -237,10 +243,10 @@ def plan_work(
     items: Sequence[dict[str, Any]],
     *,
     task_id: int | None = None,
-) -> work.Planned:
+) -> planning.Planned:
     """Add work items (``{title, files?, depends_on?, description?}``) to a task's plan."""
     me = session_of(store, me)
-    return work.plan(store, me, items, task_id=task_id)
+    return planning.plan(store, me, items, task_id=task_id)
 
 
 def take_work(

@@ -72,7 +72,9 @@ def test_the_agents_environment_names_the_caller_before_ancestry(db: Store, crew
 
 
 def test_an_ended_unknown_or_human_environment_session_falls_back_to_ancestry(db: Store, crew):
-    sessions.end_session(db, "sess-other")  # e.g. /clear moved the agent to a new session
+    sessions.end_session(
+        db, db.get_session("sess-other")
+    )  # e.g. /clear moved the agent to a new session
     assert identity.agent_caller(db, None, [ME], "sess-other").id == "sess-me"
     assert identity.agent_caller(db, None, [ME], "no-such-session").id == "sess-me"
     assert identity.agent_caller(db, None, [ME], crew["human"].id).id == "sess-me"

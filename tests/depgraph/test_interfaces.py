@@ -289,24 +289,6 @@ def test_bad_files_never_break_the_indexer_and_are_counted(store: Store, project
     assert overview["skipped"] == built.skipped
 
 
-def test_the_stored_graph_tables_are_the_ones_the_graph_package_proposes(store: Store):
-    import sqlite3
-
-    from colony_tasks.depgraph import rows
-
-    proposed = sqlite3.connect(":memory:")
-    proposed.executescript(rows.SCHEMA)
-    for table in ("dep_files", "dep_edges", "dep_repos"):
-        want = [r[1] for r in proposed.execute(f"PRAGMA table_info({table})")]
-        have = [r[1] for r in store.conn.execute(f"PRAGMA table_info({table})")]
-        assert have[: len(want)] == want
-    plan = store.conn.execute(
-        "EXPLAIN QUERY PLAN " + rows.IMPORTERS_SQL, {"repo": "r", "changed": "a", "mine": "[]"}
-    ).fetchall()
-    details = [tuple(r)[-1] for r in plan]
-    assert any(d.startswith("SEARCH dep_edges") for d in details), details  # never a scan
-
-
 def test_the_mcp_servers_index_worker_builds_the_graph_and_relays_on_its_own(
     tmp_path: Path, project: Path, lang: dict
 ):

@@ -27,9 +27,9 @@ def crew(store: Store, repo: Path):
 
 
 def test_coordinator_holds_the_first_turn_and_others_are_rejected_by_name(crew: Store):
-    chain = chains.create(crew, "coord", "design review")
+    chain = chains.create(crew, crew.get_session("coord"), "design review")
     assert chain.mode == "chain" and chain.lane_id is None and chain.turn_holder == "coord"
-    chains.add(crew, "coord", chain.id, "a1", "Review the schema")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a1", "Review the schema")
     handle = crew.get_session("a1").handle
     with pytest.raises(NotAllowed, match=f"It is {handle}'s turn in chain {chain.id}"):
         actions.chain_say(crew, "coord", chain.id, "coordinator out of turn")
@@ -40,9 +40,9 @@ def test_coordinator_holds_the_first_turn_and_others_are_rejected_by_name(crew: 
 
 
 def test_questions_and_handoffs_on_a_chain_obey_the_turn_rule(crew: Store):
-    chain = chains.create(crew, "coord", "c")
-    chains.add(crew, "coord", chain.id, "a1", "go")
-    chains.add(crew, "coord", chain.id, "a2", "you too")  # a2 holds the turn now
+    chain = chains.create(crew, crew.get_session("coord"), "c")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a1", "go")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a2", "you too")  # a2 holds the turn now
     with pytest.raises(NotAllowed):
         actions.ask(crew, "a1", "may I?", task_id=chain.id)
     with pytest.raises(NotAllowed):
@@ -51,12 +51,12 @@ def test_questions_and_handoffs_on_a_chain_obey_the_turn_rule(crew: Store):
 
 
 def test_only_the_coordinator_adds_passes_and_closes(crew: Store):
-    chain = chains.create(crew, "coord", "c")
-    chains.add(crew, "coord", chain.id, "a1", "go")
+    chain = chains.create(crew, crew.get_session("coord"), "c")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a1", "go")
     for action in (
-        lambda: chains.add(crew, "a1", chain.id, "a2", "join"),
-        lambda: chains.pass_turn(crew, "a1", chain.id, "a1", "me"),
-        lambda: chains.close(crew, "a1", chain.id),
+        lambda: chains.add(crew, crew.get_session("a1"), chain.id, "a2", "join"),
+        lambda: chains.pass_turn(crew, crew.get_session("a1"), chain.id, "a1", "me"),
+        lambda: chains.close(crew, crew.get_session("a1"), chain.id),
     ):
         before = snapshot(crew)
         with pytest.raises(NotAllowed, match="Only the coordinator"):
@@ -71,18 +71,18 @@ def test_a_human_can_coordinate_or_take_part(crew: Store):
     actions.chain_say(crew, "a1", chain.id, "drafted")
     chains.pass_turn(crew, alice, chain.id, "alice", "my turn")
     actions.chain_say(crew, alice, chain.id, "approved")
-    other = chains.create(crew, "coord", "agent-led")
-    chains.add(crew, "coord", other.id, "alice", "please decide")
+    other = chains.create(crew, crew.get_session("coord"), "agent-led")
+    chains.add(crew, crew.get_session("coord"), other.id, "alice", "please decide")
     actions.chain_say(crew, "human:alice", other.id, "decided")
     assert crew.get_task(other.id).turn_holder == "coord"
 
 
 def test_late_participant_receives_the_whole_history_once_in_order(crew: Store):
-    chain = chains.create(crew, "coord", "c")
-    chains.add(crew, "coord", chain.id, "a1", "first task")
+    chain = chains.create(crew, crew.get_session("coord"), "c")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a1", "first task")
     actions.chain_say(crew, "a1", chain.id, "first answer")
     actions.chain_say(crew, "coord", chain.id, "coordinator note")
-    posted = chains.add(crew, "coord", chain.id, "a2", "your part")
+    posted = chains.add(crew, crew.get_session("coord"), chain.id, "a2", "your part")
     me = crew.get_session("a2")
     updates = actions.updates_since(crew, me, chain.id)
     assert [o.id for o in updates.items] == [posted.id]  # the history folds into the turn block
@@ -94,35 +94,35 @@ def test_late_participant_receives_the_whole_history_once_in_order(crew: Store):
 
 
 def test_mid_turn_delivery_of_a_turn_is_not_repeated_at_the_next_prompt(crew: Store):
-    chain = chains.create(crew, "coord", "c")
+    chain = chains.create(crew, crew.get_session("coord"), "c")
     actions.chain_say(crew, "coord", chain.id, "context")
-    chains.add(crew, "coord", chain.id, "a2", "go")
-    delivered = delivery.deliver_directed(crew, "a2")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a2", "go")
+    delivered = delivery.deliver_directed(crew, crew.get_session("a2"))
     assert [o.kind for o in delivered] == ["turn"]
     assert actions.updates_since(crew, "a2", chain.id).items == []
 
 
 def test_pass_delivers_what_was_said_since_the_participant_last_spoke(crew: Store):
-    chain = chains.create(crew, "coord", "c")
-    chains.add(crew, "coord", chain.id, "a1", "one")
+    chain = chains.create(crew, crew.get_session("coord"), "c")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a1", "one")
     actions.chain_say(crew, "a1", chain.id, "a1 spoke")
-    chains.add(crew, "coord", chain.id, "a2", "two")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a2", "two")
     actions.chain_say(crew, "a2", chain.id, "a2 spoke")
-    turn = chains.pass_turn(crew, "coord", chain.id, "a1", "again")
+    turn = chains.pass_turn(crew, crew.get_session("coord"), chain.id, "a1", "again")
     block = briefing.turn_block(crew, crew.get_session("a1"), crew.get_observation(turn.id))
     assert "a2 spoke" in block and "a1 spoke" not in block and "since you last spoke" in block
 
 
 def test_closed_chain_is_complete_immutable_and_attributed(crew: Store):
-    chain = chains.create(crew, "coord", "c")
-    chains.add(crew, "coord", chain.id, "a1", "go")
+    chain = chains.create(crew, crew.get_session("coord"), "c")
+    chains.add(crew, crew.get_session("coord"), chain.id, "a1", "go")
     actions.chain_say(crew, "a1", chain.id, "done")
-    closed = chains.close(crew, "coord", chain.id)
+    closed = chains.close(crew, crew.get_session("coord"), chain.id)
     assert closed.status == "done"
     before = snapshot(crew)
     for attempt in (
         lambda: actions.chain_say(crew, "coord", chain.id, "after close"),
-        lambda: chains.add(crew, "coord", chain.id, "a2", "late"),
+        lambda: chains.add(crew, crew.get_session("coord"), chain.id, "a2", "late"),
         lambda: actions.post(crew, "a1", "sneak", task_id=chain.id),
     ):
         with pytest.raises((Conflict, NotAllowed)):
@@ -156,10 +156,10 @@ def test_concurrent_posts_only_the_turn_holder_lands_and_turns_are_sequential(
     sids = ["coord", "p1", "p2", "p3", "p4"]
     for sid in sids:
         join(db, sid, "claude" if sid != "p4" else "codex", repo)
-    chain = chains.create(db, "coord", "race")
+    chain = chains.create(db, db.get_session("coord"), "race")
     for sid in sids[1:]:
-        chains.add(db, "coord", chain.id, sid, "join")
-    chains.pass_turn(db, "coord", chain.id, "p2", "your turn, p2")
+        chains.add(db, db.get_session("coord"), chain.id, sid, "join")
+    chains.pass_turn(db, db.get_session("coord"), chain.id, "p2", "your turn, p2")
     db.close()
     ctx = multiprocessing.get_context("spawn")
     barrier, queue = ctx.Barrier(5), ctx.Queue()
@@ -218,7 +218,7 @@ def test_question_to_a_session_that_ends_is_reported_back_to_the_asker(crew: Sto
     a2 = crew.get_session("a2")
     q = actions.ask(crew, "a1", "are you done with the parser?", to=a2.handle)
     assert [r["state"] for r in q.recipients] == ["pending"]
-    sessions.end_session(crew, "a2")
+    sessions.end_session(crew, crew.get_session("a2"))
     reported = crew.undelivered_for_sender("a1")
     assert [(r["observation_id"], r["recipient_handle"]) for r in reported] == [(q.id, a2.handle)]
     assert crew.undelivered_for_sender("a1") == []  # told once

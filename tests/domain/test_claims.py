@@ -60,7 +60,7 @@ def test_claims_are_released_when_their_session_ends(store: Store, repo: Path):
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo)
     actions.claim(store, "a", ["x.py"])
-    assert sessions.end_session(store, "a")["released"] == 1
+    assert sessions.end_session(store, store.get_session("a"))["released"] == 1
     assert claims.conflicts(store, b.session, ["x.py"]) == []
 
 

@@ -99,7 +99,7 @@ def test_an_answered_question_is_never_reported_undelivered(store: Store, repo: 
     question = actions.ask(store, "a", "which port?", to=b.handle)
     actions.answer(store, "b", question.id, "8080")  # b never had a hook in between
     assert store.recipients(question.id)[0]["state"] == "delivered"
-    sessions.end_session(store, "b")
+    sessions.end_session(store, store.get_session("b"))
     assert not store.has_undeliverable("a")
 
 
@@ -107,6 +107,6 @@ def test_a_pending_question_to_an_ended_session_is_reported_once(store: Store, r
     join(store, "a", "claude", repo)
     b = join(store, "b", "codex", repo).session
     question = actions.ask(store, "a", "which port?", to=b.handle)
-    sessions.end_session(store, "b")
+    sessions.end_session(store, store.get_session("b"))
     assert [r["observation_id"] for r in store.undelivered_for_sender("a")] == [question.id]
     assert store.undelivered_for_sender("a") == []

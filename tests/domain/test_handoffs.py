@@ -52,12 +52,12 @@ def test_accepting_handoff_transfers_claims_and_closes_it(store: Store, repo: Pa
     b = join(store, "b", "codex", repo)
     actions.claim(store, "a", ["src/a.py", "src/b.py"])
     h = actions.hand_off(store, "a", "finish the parser", to=b.session.handle, files=["src/a.py"])
-    assert [o.id for o in delivery.pending_for(store, "b")] == [h.id]
+    assert [o.id for o in delivery.pending_for(store, store.get_session("b"))] == [h.id]
     accepted = actions.accept_handoff(store, "b", h.id)
     assert [c["pattern"] for c in accepted.claims] == ["src/a.py"]
     holders = {c["pattern"]: c["session_id"] for c in store.list_claims()}
     assert holders == {"src/a.py": "b", "src/b.py": "a"}
-    assert delivery.pending_for(store, "b") == []
+    assert delivery.pending_for(store, store.get_session("b")) == []
     with pytest.raises(Conflict, match=f"already accepted by {b.session.handle}"):
         actions.accept_handoff(store, "b", h.id)
 
@@ -70,8 +70,8 @@ def test_handoff_withdrawn_or_addressed_elsewhere_cannot_be_accepted(store: Stor
     with pytest.raises(NotAllowed, match="addressed to"):
         actions.accept_handoff(store, "c", h.id)
     with pytest.raises(NotAllowed, match="Only its author"):
-        posts.withdraw(store, "b", h.id)
-    posts.withdraw(store, "a", h.id)
+        posts.withdraw(store, store.get_session("b"), h.id)
+    posts.withdraw(store, store.get_session("a"), h.id)
     with pytest.raises(Conflict, match="withdrawn"):
         actions.accept_handoff(store, "b", h.id)
-    assert delivery.pending_for(store, "b") == []
+    assert delivery.pending_for(store, store.get_session("b")) == []

@@ -37,7 +37,7 @@ def test_recipients_by_handle_kind_or_anyone(store: Store, repo: Path):
         messages.resolve_recipients(store, task, me, "claude")
     with pytest.raises(InvalidInput, match="own author"):
         messages.resolve_recipients(store, task, me, me.handle)
-    sessions.end_session(store, "c")
+    sessions.end_session(store, store.get_session("c"))
     with pytest.raises(Conflict, match="has ended"):
         messages.resolve_recipients(store, task, me, c.handle)
 

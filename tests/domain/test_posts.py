@@ -35,13 +35,13 @@ def test_directed_question_is_pending_until_answered_and_asker_sees_answer(
     join(store, "c", "claude", repo)
     q = actions.ask(store, "a", "Which port?", to=b.session.handle)
     assert [r["handle"] for r in q.recipients] == [b.session.handle]
-    assert [o.id for o in delivery.pending_for(store, "b")] == [q.id]
-    assert delivery.pending_for(store, "c") == []
+    assert [o.id for o in delivery.pending_for(store, store.get_session("b"))] == [q.id]
+    assert delivery.pending_for(store, store.get_session("c")) == []
     with pytest.raises(NotAllowed, match="addressed to"):
         actions.answer(store, "c", q.id, "8080")
     result = actions.answer(store, "b", q.id, "8080")
     assert result.ok and result.answered_by == b.session.handle
-    assert delivery.pending_for(store, "b") == []
+    assert delivery.pending_for(store, store.get_session("b")) == []
     news = actions.updates_since(store, "a")
     assert [(o.kind, o.text, o.in_reply_to) for o in news.items] == [("answer", "8080", q.id)]
 
@@ -52,7 +52,7 @@ def test_question_to_an_agent_kind_reaches_sessions_of_that_kind(store: Store, r
     join(store, "c", "codex", repo)
     q = actions.ask(store, "a", "Codex folks: who owns the parser?", to="codex")
     assert len(q.recipients) == 2
-    assert [o.id for o in delivery.pending_for(store, "c")] == [q.id]
+    assert [o.id for o in delivery.pending_for(store, store.get_session("c"))] == [q.id]
     with pytest.raises(NotFound, match="No active human session"):
         actions.ask(store, "a", "anyone human?", to="human")
 

@@ -24,7 +24,7 @@ def test_sessions_in_one_lane_share_its_task(store: Store, repo: Path):
 
 def test_register_is_idempotent_and_reopens_an_ended_session(store: Store, repo: Path, clock):
     first = sessions.register(store, "sess-a", agent="claude", cwd=str(repo))
-    sessions.end_session(store, "sess-a")
+    sessions.end_session(store, store.get_session("sess-a"))
     clock.advance(60)
     again = sessions.register(store, "sess-a", agent="claude", cwd=str(repo))
     assert not again.new_session and not again.new_participant

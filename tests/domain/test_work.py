@@ -150,7 +150,7 @@ def test_finishing_announces_newly_ready_items_once_in_each_participants_delta(
     ids = actions.plan_work(store, lane["a"], DIAMOND).ids
     actions.take_work(store, lane["b"], ids[0])
     for who in ("sess-a", "sess-b", "sess-c"):
-        delivery.updates_since(store, who)  # catch up
+        delivery.updates_since(store, store.get_session(who))  # catch up
     actions.finish_work(store, lane["b"], ids[0], "tables in")
     for who in (lane["a"], c):
         lines = work_lines(store, who)

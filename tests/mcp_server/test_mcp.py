@@ -413,7 +413,7 @@ async def test_without_session_id_the_session_of_an_ancestor_agent_process_acts(
     old = sessions.register(lane.store, "old", agent="claude", cwd=str(lane.repo), agent_pid=agent)
     async with connected() as client:
         first = await ok(client, "task_post", content="before /clear")
-        sessions.end_session(lane.store, old.session.id)  # what SessionEnd does on /clear
+        sessions.end_session(lane.store, old.session)  # what SessionEnd does on /clear
         new = sessions.register(
             lane.store, "new", agent="claude", cwd=str(lane.repo), agent_pid=agent
         )

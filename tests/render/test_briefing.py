@@ -60,7 +60,7 @@ def test_a_typical_lane_brief_names_people_claims_waiting_items_and_blockers(
 def test_own_items_and_ended_sessions_are_not_in_the_briefing(store: Store, repo: Path):
     join(store, "gone", "claude", repo)
     actions.claim(store, "gone", ["src/old.py"])
-    sessions.end_session(store, "gone")
+    sessions.end_session(store, store.get_session("gone"))
     join(store, "me", "claude", repo)
     actions.ask(store, "me", "my own question?")
     text = brief(store, "me", "claude", repo)

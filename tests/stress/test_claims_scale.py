@@ -23,7 +23,7 @@ def test_ending_a_session_holding_40k_claims_releases_them_all(tmp_path: Path, r
     store = Store(tmp_path / "c.db")
     join(store, "a", "claude", repo)
     fill(store, "a", 40_000)
-    assert sessions.end_session(store, "a")["released"] == 40_000
+    assert sessions.end_session(store, store.get_session("a"))["released"] == 40_000
     assert live(store, "a") == 0
 
 
@@ -51,9 +51,13 @@ def test_every_kind_of_covering_claim_is_found_through_the_index(tmp_path: Path,
     join(store, "a", "claude", repo)
     join(store, "b", "codex", repo)
     held = ["src/api/", "src/api/*.py", "*.py", "src/**/h.py", "docs/[xy].md", "src/a?i/h.py"]
-    claims.claim(store, "a", held, announce=False)
-    claims.claim(store, "a", ["src/other/x.txt", "lib/*.txt", "*.md"], announce=False)
-    found = claims.conflicts(store, "b", ["src/api/h.py", "docs/x.md", "lib/z.txt", "x/y.rs"])
+    claims.claim(store, store.get_session("a"), held, announce=False)
+    claims.claim(
+        store, store.get_session("a"), ["src/other/x.txt", "lib/*.txt", "*.md"], announce=False
+    )
+    found = claims.conflicts(
+        store, store.get_session("b"), ["src/api/h.py", "docs/x.md", "lib/z.txt", "x/y.rs"]
+    )
     by_path = {c.path: sorted(h.pattern for h in c.claims) for c in found}
     assert by_path == {
         "src/api/h.py": sorted(["src/api", "src/api/*.py", "*.py", "src/**/h.py", "src/a?i/h.py"]),
@@ -77,7 +81,7 @@ def claim_work(tmp_path: Path, repo: Path, n: int) -> int:
         return 0
 
     store.conn.set_progress_handler(tick, 1000)
-    claims.claim(store, "b", paths, announce=False)
+    claims.claim(store, store.get_session("b"), paths, announce=False)
     store.conn.set_progress_handler(None, 0)
     store.close()
     return steps[0]

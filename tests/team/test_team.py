@@ -214,10 +214,12 @@ def test_two_machines_share_a_lane_see_each_other_and_are_warned_before_an_edit(
         assert "API shape decided" in said
 
         # A chain passes turns across the machines; only the holder lands a post.
-        chain = chains.create(store, "alice-claude", "release across machines")
+        chain = chains.create(store, store.get_session("alice-claude"), "release across machines")
         for sid in ("bob-codex", "bob-claude"):
-            chains.add(store, "alice-claude", chain.id, sid, "join")
-        chains.pass_turn(store, "alice-claude", chain.id, "bob-codex", "your turn, bob")
+            chains.add(store, store.get_session("alice-claude"), chain.id, sid, "join")
+        chains.pass_turn(
+            store, store.get_session("alice-claude"), chain.id, "bob-codex", "your turn, bob"
+        )
         turn = runner.hook(
             "user-prompt-submit",
             codex("user-prompt-submit", "bob-codex", runner.clone, prompt="next"),

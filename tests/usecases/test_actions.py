@@ -31,7 +31,7 @@ ERROR_CASES = [
     (lambda s, ids: actions.answer(s, "a", ids["question"], "self"), InvalidInput),
     (lambda s, ids: actions.accept_handoff(s, "a", ids["handoff"]), InvalidInput),
     (lambda s, ids: actions.accept_handoff(s, "b", 999), NotFound),
-    (lambda s, ids: posts.withdraw(s, "b", ids["question"]), NotAllowed),
+    (lambda s, ids: posts.withdraw(s, s.get_session("b"), ids["question"]), NotAllowed),
     (lambda s, ids: actions.claim(s, "a", ["/etc/passwd"]), InvalidInput),
     (lambda s, ids: actions.claim(s, "a", ["../outside.txt"]), InvalidInput),
     (lambda s, ids: actions.claim(s, "a", ["ok.py"], ttl_minutes=0), InvalidInput),

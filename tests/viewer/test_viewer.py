@@ -100,7 +100,7 @@ def test_lanes_page_lists_open_tasks_with_participants_open_items_and_chains(cli
 def test_lanes_page_shows_online_idle_and_ended_participants(client, world, store, clock):
     clock.advance(10 * 60)
     store.refresh_session("sess-a")
-    sessions.end_session(store, "sess-b")
+    sessions.end_session(store, store.get_session("sess-b"))
     page = client.get("/partials/lanes").text
     assert "presence-online" in page and "presence-ended" in page
     clock.advance(presence.QUIET_AFTER + 60)  # the core's rule: idle when its claims go stale
