@@ -9,10 +9,8 @@ table of wordings (``cli/output.py``, ``mcp_server/toolkit.py``); hooks only log
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any
+from collections.abc import Mapping
+from typing import Any
 
 # Every step the core names; each front end's wording table covers all of them (tested).
 STEPS = (

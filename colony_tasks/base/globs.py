@@ -13,10 +13,7 @@ migration 8) only tells a pattern that matches nothing (a negation) from one tha
 from __future__ import annotations
 
 import functools
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 GLOB_CHARS = frozenset("*?[")
 NEVER = "(?!)"  # the stored expression of a pattern that matches nothing (a negation)

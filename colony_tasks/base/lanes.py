@@ -10,7 +10,6 @@ normalised URL instead (``git@github.com:org/repo.git`` and ``https://github.com
 are both ``git:github.com/org/repo``), so clones on different machines share lanes; without
 a remote the local identity stays (that lane stays local to the machine). ``.git/config`` is
 read as a file: no git process is spawned.
-Standard library only: the hook path imports this module.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ a human may resolve it (:func:`check_resolve_blocker`); no other agent.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 
 from ..base import procs
 from ..base.errors import NotAllowed
@@ -30,10 +31,6 @@ from ..base.kinds import AgentKind
 from ..base.models import Observation, Record, Session, Task
 from ..store import Store
 from . import identity, sessions
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
 
 # The command names of the agents' own processes (Claude Code, Codex and Codex's sandbox).
 AGENT_COMMANDS = frozenset({"claude", "codex", "codex-linux-sandbox"})

@@ -17,6 +17,8 @@ Standard library only: hooks render turn blocks.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base.errors import Conflict, InvalidInput, NotAllowed
 from ..base.kinds import MESSAGE_KINDS, ObsKind, TaskMode, TaskStatus
 from ..base.models import Observation, Record, Session, Task
@@ -25,10 +27,6 @@ from . import messages
 from .messages import Posted
 from .sessions import find_session
 from .tasks import get_task, handle_of
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 CHAIN_KINDS = (*MESSAGE_KINDS, ObsKind.TURN, ObsKind.GUARD)
 

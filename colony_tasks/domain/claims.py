@@ -10,6 +10,8 @@ Standard library only; glob matching is in :mod:`colony_tasks.base.globs`.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ..base import lanes
 from ..base.errors import InvalidInput, NotFound
@@ -19,13 +21,8 @@ from ..base.models import Lane, Record, Session, who_for, who_of
 from ..base.redact import redact
 from ..base.text import MAX_TEXT_CHARS
 from ..store import Store
-from . import presence
+from . import chains, presence
 from .tasks import task_for
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
-    from typing import Any
 
 DEFAULT_TTL_MINUTES = 60
 MAX_NOTE_CHARS = MAX_TEXT_CHARS  # a claim note: the limit of any text an agent writes
@@ -389,11 +386,7 @@ def list_live(store: Store, *, repo_id: str | None = None) -> list[dict[str, Any
     return out
 
 
-# -- actions ------------------------------------------------------------------------------
-#
-# An explicit claim is announced in the thread and obeys the thread's write gate (on a chain,
-# the turn rule), so it needs colony_tasks.domain.chains. Hooks never make explicit claims, so chains
-# (and messages) load only here, not in every hook process: ~3 M instructions a hook.
+# -- actions: an explicit claim is announced in the thread and obeys its write gate ---------
 
 
 def claim(
@@ -408,8 +401,6 @@ def claim(
     announce: bool = True,
 ) -> ClaimResult:
     """Claim paths or globs (advisory: always granted, conflicts returned beside the grant)."""
-    from .chains import check_writable  # see the note above: off the hook path
-
     if isinstance(paths, str) or not paths:
         raise InvalidInput("Pass a non-empty list of paths or globs to claim.")
     ttl = validate_ttl(ttl_minutes)
@@ -422,7 +413,7 @@ def claim(
     rel = list(dict.fromkeys(normalize(p, lane=lane, cwd=cwd or session.cwd) for p in paths))
     with store.transaction():
         task = task_for(store, session, task_id)
-        check_writable(store, task, session)
+        chains.check_writable(store, task, session)
         store.add_participant(task.id, session.id)
         found = conflicts_for(store, session, rel, lane)
         granted = grant(

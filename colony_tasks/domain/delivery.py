@@ -5,7 +5,6 @@ Each participant has a cursor (the highest observation id of the task it has bee
 two concurrent readers for one session never get the same item. Directed and urgent items can
 be delivered mid-turn (:func:`deliver_directed`); they are then not repeated at the next
 prompt. A chain turn block carries the history a session needs, so what it contains is folded.
-Standard library only: the hook path imports this module.
 """
 
 from __future__ import annotations

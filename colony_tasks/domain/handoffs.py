@@ -6,6 +6,9 @@ claims from the author to the acceptor in the same transaction. Standard library
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..base.errors import Conflict, InvalidInput, NotAllowed
 from ..base.kinds import ItemStatus, ObsKind
 from ..base.models import Record, Session
@@ -16,11 +19,6 @@ from .messages import Posted, addressed_to
 from .posts import pending_item, write
 from .sessions import find_session
 from .tasks import get_task
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
 
 
 class Accepted(Record):

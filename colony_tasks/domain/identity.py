@@ -32,16 +32,14 @@ same user, which can read the 0600 database anyway. Standard library only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..base import keys
 from ..base.errors import NotAllowed, NotFound
 from ..base.kinds import AgentKind
 from ..base.models import Session
 from ..store import Store
 from . import sessions
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 KEY_SEPARATOR = ":"
 PASS_HANDLE = (

@@ -4,10 +4,12 @@
 recipients, inside the caller's transaction. :func:`writable` is the gate for any write to a
 task (open task, live author). Chain rules (the turn holder, turn numbers) wrap this module in
 :mod:`colony_tasks.domain.chains`; posting and answering live in :mod:`colony_tasks.domain.posts`.
-Standard library only: the hook path imports this module.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..base import settings
 from ..base.errors import Conflict, InvalidInput, NotAllowed, NotFound
@@ -17,11 +19,6 @@ from ..base.redact import redact
 from ..base.text import MAX_TEXT_CHARS
 from ..store import Store
 from .sessions import lookup
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import Any
 
 BROADCAST = ("", "any", "all", "*")
 MAX_MESSAGE_CHARS = MAX_TEXT_CHARS

@@ -11,6 +11,9 @@ finishing, reassigning, dropping) is in :mod:`colony_tasks.domain.work`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..base.errors import InvalidInput
 from ..base.models import Record, Session
 from ..base.text import clip
@@ -19,11 +22,6 @@ from . import chains, work
 from . import claims as claims_mod
 from .messages import check_text
 from .tasks import task_for
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
 
 MAX_ITEMS = 100
 MAX_TITLE = 200

@@ -2,10 +2,12 @@
 
 :func:`post` is the one entry for a message of any postable kind: ``kind="answer"`` is routed
 to :func:`answer` (the first answer to a broadcast question wins; a later one is kept as a
-note), so no front end has to. Standard library only: the hook path imports this module.
+note), so no front end has to.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ..base.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from ..base.kinds import MESSAGE_KINDS, ItemStatus, ObsKind
@@ -15,10 +17,6 @@ from . import authority, chains
 from .messages import Posted, addressed_to, check_text, guarded
 from .sessions import find_session
 from .tasks import get_task, task_for
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # Kinds with rules of their own: a plain post of them would skip those rules.
 OWN_RULES = {

@@ -23,8 +23,6 @@ The rule for a cut-off session's holdings, in one place:
   edits claim their files again;
 - after the same grace period, anyone may **take** its taken work items
   (``take_work(item_id=N)``); the item moves to the taker with its files.
-
-Standard library only: the hook path imports this module.
 """
 
 from __future__ import annotations

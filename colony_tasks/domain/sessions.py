@@ -1,12 +1,10 @@
-"""Sessions, lanes and tasks: who is working where, and on which shared objective.
-
-Standard library only: the hook path imports this module.
-"""
+"""Sessions, lanes and tasks: who is working where, and on which shared objective."""
 
 from __future__ import annotations
 
 import os
 import zlib
+from typing import Any
 
 try:
     import pwd  # built in (cheap); absent on Windows
@@ -18,10 +16,6 @@ from ..base.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from ..base.kinds import AGENT_KINDS, AgentKind, TaskMode
 from ..base.models import Lane, Record, Session, Task
 from ..store import Store
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 HANDLE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 

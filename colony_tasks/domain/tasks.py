@@ -1,7 +1,5 @@
 """Tasks: shared objectives with a thread. Finding them, creating and joining them, and
 listing them with their last activity.
-
-Standard library only: the hook path imports this module.
 """
 
 from __future__ import annotations

@@ -25,24 +25,20 @@ that ended first is today's undeliverable rule: the sender is told to re-address
 
 Waking is on by default; ``settings.json`` turns it off for the user (``{"wake": {"enabled":
 false}}``) or for some repositories (``{"wake": {"off_repos": ["~/src/shop", ...]}}``: a work
-tree's folder, its repository's name or identity). Standard library only: the hook path
-imports this module.
+tree's folder, its repository's name or identity).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..base import settings
 from ..base.kinds import AgentKind, ObsKind
 from ..base.models import Observation, Record, Session
 from ..store import Store
 from . import delivery
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
-    from typing import Any
 
 #: Kinds that wake their recipient when addressed to it (a handle or an agent kind).
 DIRECTED = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)

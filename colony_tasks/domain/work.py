@@ -23,6 +23,9 @@ every delta.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..base.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from ..base.globs import matches
 from ..base.kinds import FINISH_STATES, AgentKind, ObsKind, WorkState
@@ -34,11 +37,6 @@ from . import claims as claims_mod
 from .messages import check_text
 from .sessions import find_session
 from .tasks import get_task, handle_of, task_for
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
 
 WORK_TTL_MINUTES = 24 * 60  # an item's claims last as long as a working day, or until finished
 STALE_AFTER = claims_mod.STALE_AFTER

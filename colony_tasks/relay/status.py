@@ -7,15 +7,12 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import Any
 
 from ..base import backend, paths
 from . import wire
 from .outbox import Outbox, outbox_path
 from .wire import pid_path, socket_path
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 STUCK_AGE = 15 * 60
 

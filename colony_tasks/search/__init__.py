@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import weakref
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..base.errors import InvalidInput
@@ -16,10 +17,6 @@ from ..base.kinds import ObsKind
 from ..store import Store
 from .hits import Hit, rrf
 from .keywords import STOPWORDS, fts_query, keyword_search
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 __all__ = [
     "MAX_PHRASINGS",

@@ -1,6 +1,6 @@
 """Search results and how ranked lists are fused: shared by keyword and hybrid search.
 
-Standard library only, so the keyword path (and anything the hook path imports) stays light.
+Standard library only, so the keyword path stays light.
 :func:`fuse` is the one fusion rule; ``bench/search_eval.py --busy`` tunes :data:`FUSION` on
 held-out queries.
 """
@@ -8,13 +8,10 @@ held-out queries.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..base.models import Record
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 SNIPPET_CHARS = 200
 

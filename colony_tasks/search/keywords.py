@@ -8,13 +8,10 @@ a word keeps its prefix meaning. Standard library only.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..store import Store
 from .hits import Hit, clip
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 TOKEN = re.compile(r"\w+\*?", re.UNICODE)
 STOPWORDS = frozenset(

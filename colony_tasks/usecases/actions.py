@@ -9,6 +9,8 @@ The agent lifecycle events (what hooks call) are in :mod:`colony_tasks.usecases.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..base.errors import InvalidInput, NotFound
 from ..base.kinds import ItemStatus, ObsKind, TaskStatus
 from ..base.models import Observation, Record, Session, Task, WorkItem
@@ -18,7 +20,6 @@ from ..domain import sessions as sessions_mod
 from ..domain.messages import Posted
 from ..store import Store
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, TypeVar

@@ -12,6 +12,8 @@ conflicts, delivered items, undeliverable rows, read notes): what to say is the 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..base import settings
 from ..base.agent_events import EDIT, EVENTS, READ, SHELL, WAITING_NOTIFICATIONS
 from ..base.errors import InvalidInput
@@ -25,7 +27,6 @@ from ..domain.sessions import Joined
 from ..store import Store
 from . import records
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -9,14 +9,12 @@ fixtures and benchmarks that set up what a session did without a hook (:func:`re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from ..base.models import Lane, Record, Session
 from ..domain import claims as claims_mod
 from ..store import Store
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
 
 PROMPT_CHARS = 4000  # what is recorded of a prompt, and of a command
 COMMAND_CHARS = 600
