@@ -25,7 +25,7 @@ def conflict_warning(
     suggest = None
     for conflict in conflicts:
         for h in conflict.claims:
-            auto = h.note == claims_mod.AUTO_NOTE
+            auto = h.auto
             if h.stale:
                 state = "stale: holder quiet for 30m+"
             elif auto:
@@ -72,7 +72,7 @@ def conflict_warning(
 def read_note(path: str, holder: dict, decision: Observation | None, now: float) -> str:
     """``colony-tasks: api.py is held by codex-91bc (claimed 4m ago); latest decision naming
     it: #12 "..."`` — one line, for a session reading a file another session holds."""
-    auto = holder.get("note") == claims_mod.AUTO_NOTE
+    auto = holder["auto"]
     how = "editing it" if auto else "claimed"
     line = f"{PREFIX}: {path} is held by {holder['handle']} ({how} since {ago(holder['created_at'], now)})"
     if decision is not None:

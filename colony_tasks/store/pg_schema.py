@@ -258,6 +258,61 @@ ALTER TABLE sessions ADD COLUMN stop_blocks INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX recipients_woke ON recipients(observation_id) WHERE via IS NOT NULL AND told_at IS NULL;
 """
 
+# An automatic claim is marked by a flag, backfilled from its note (SQLite migration 17 does
+# the same). The claims guard of migration 16 is replaced to hold the flag too: another member
+# who releases your claim changes nothing else of it. (CREATE OR REPLACE resets the function's
+# settings: its fixed search_path is set again.)
+CLAIM_AUTO = """
+ALTER TABLE claims ADD COLUMN auto INTEGER NOT NULL DEFAULT 0;
+UPDATE claims SET auto = 1 WHERE note = 'auto: edited';
+
+CREATE OR REPLACE FUNCTION colony_guard_claims() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF colony_is_admin(TG_RELID) THEN
+        IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        IF NOT colony_mine(NEW.session_id) THEN
+            PERFORM colony_refuse('a member claims only for its own sessions.');
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        PERFORM colony_refuse('claims are released, never deleted, by a member.');
+    END IF;
+    IF colony_mine(OLD.session_id) AND NEW.session_id = OLD.session_id THEN
+        RETURN NEW;
+    END IF;
+    -- Another member's claim: only released, and only when it lapsed, when a handoff of its
+    -- holder was accepted by you, or when it holds a work item you planned or coordinate.
+    IF OLD.released_at IS NULL AND NEW.released_at IS NOT NULL
+        AND (NEW.id, NEW.session_id, NEW.task_id, NEW.repo_id, NEW.lane_id, NEW.pattern,
+             NEW.is_glob, NEW.note, NEW.created_at, NEW.renewed_at, NEW.expires_at, NEW.regex,
+             NEW.auto)
+            IS NOT DISTINCT FROM (OLD.id, OLD.session_id, OLD.task_id, OLD.repo_id,
+             OLD.lane_id, OLD.pattern, OLD.is_glob, OLD.note, OLD.created_at, OLD.renewed_at,
+             OLD.expires_at, OLD.regex, OLD.auto)
+        AND ((NEW.released_at = OLD.expires_at
+              AND OLD.expires_at <= extract(epoch FROM clock_timestamp()) + 300)
+          OR EXISTS (SELECT 1 FROM observations h WHERE h.session_id = OLD.session_id
+              AND h.kind = 'handoff' AND h.status = 'accepted' AND colony_mine(h.resolved_by))
+          OR EXISTS (SELECT 1 FROM work_items w LEFT JOIN tasks t ON t.id = w.task_id
+              WHERE w.owner = OLD.session_id
+              AND (colony_mine(w.created_by) OR colony_mine(t.coordinator)))) THEN
+        RETURN NEW;
+    END IF;
+    PERFORM colony_refuse(format('claim %s (%s) is another member''s.', OLD.id, OLD.pattern));
+    RETURN NULL;
+END $$;
+
+DO $$
+BEGIN
+    EXECUTE format('ALTER FUNCTION colony_guard_claims() SET search_path = %I, pg_temp',
+        current_schema());
+END $$;
+"""
+
 # Migration 16, the member guards, is in pg_member_rights (imported above).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
@@ -269,6 +324,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(14, "session_waiting", SESSION_WAITING),
     Migration(15, "wake", WAKE),
     Migration(16, "member_rights", MEMBER_RIGHTS),
+    Migration(17, "claim_auto", CLAIM_AUTO),
 )
 
 LATEST = MIGRATIONS[-1].version
