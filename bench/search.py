@@ -54,7 +54,7 @@ from _stats import (
 from store import CACHE_DIR, cached_database, human
 
 from colony_tasks import search
-from colony_tasks.search import semantic
+from colony_tasks.search import semantic, vector_index
 from colony_tasks.search.embeddings import EmbedderUnavailable, get_embedder
 from colony_tasks.store import Store
 
@@ -146,7 +146,7 @@ def filled_index(n: int) -> tuple[semantic.VectorIndex, np.ndarray]:
     float32 matrix itself (what the index held before it was quantised: the baseline)."""
     index = semantic.VectorIndex(RANDOM_MODEL, DIM)
     matrix = random_unit(n, DIM, SEED + n)
-    codes, scales = semantic.quantize(matrix)
+    codes, scales = vector_index.quantize(matrix)
     index.segments = [(np.arange(1, n + 1, dtype=np.int64), scales, codes)]
     return index, matrix
 
@@ -166,7 +166,7 @@ def bench_topk(sizes: tuple[int, ...], n: dict[int, int]) -> list[Stat]:
         cycle = iter(range(10**9))
 
         def top(index: semantic.VectorIndex = index, cycle=cycle) -> None:
-            index.top(queries[next(cycle) % len(queries)], TOP_K * semantic.RESCORE)
+            index.top(queries[next(cycle) % len(queries)], TOP_K * vector_index.RESCORE)
 
         def old(matrix: np.ndarray = matrix, cycle=cycle) -> None:
             float32_top(matrix, queries[next(cycle) % len(queries)], TOP_K)
@@ -178,11 +178,11 @@ def bench_topk(sizes: tuple[int, ...], n: dict[int, int]) -> list[Stat]:
             f" ({size * DIM * 4 / 2**20:,.0f} MiB)",
         )
         result = stat(
-            f"semantic int8 top-{TOP_K * semantic.RESCORE} @{human(size)}",
+            f"semantic int8 top-{TOP_K * vector_index.RESCORE} @{human(size)}",
             time_calls(top, n[size], warmup=3),
             note=f"VectorIndex.top over {size:,} int8 codes + scales of dim {DIM}"
             f" ({size * (DIM + 12) / 2**20:,.0f} MiB), scored in chunks of"
-            f" {semantic.CHUNK_ROWS:,} rows; the {TOP_K * semantic.RESCORE} candidates that"
+            f" {vector_index.CHUNK_ROWS:,} rows; the {TOP_K * vector_index.RESCORE} candidates that"
             " SearchEngine re-scores exactly",
         )
         compare(result, baseline, "vs float32")

@@ -3,7 +3,9 @@
 :func:`redact` caps the text (when given a ``limit``), drops ``<private>…</private>`` spans,
 then replaces secrets by ``[REDACTED:<kind>]``, keeping readable prefixes such as
 ``password=`` or ``Authorization: Bearer``. The rules are data, in
-:mod:`colony_tasks.base.redact_rules`.
+:mod:`colony_tasks.base.redact_rules`. Text that is not plain ASCII is also redacted through its
+folded copy (:mod:`colony_tasks.base.redact_fold`: full-width letters, invisible characters,
+look-alikes), and what the rules replace there is replaced in the original characters.
 
 Time is linear in the length of the text, whatever the text: every rule has a shape that
 cannot backtrack (checked rule by rule in tests/support/redos.py, searched for slow inputs in
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from .redact_fold import fold, fold_windows, line_chunks, spliced
+from .redact_fold import fold_sites as _fold_sites
 from .redact_rules import CODE, RULES, Rule
 
 TYPE_CHECKING = False
@@ -240,7 +244,7 @@ def _redact_windows(text: str) -> str:
     sites = _fold_sites(text)
     if not sites:
         return text
-    windows = _windows(text, sites)
+    windows = fold_windows(text, sites)
     revealed = windows
     if _SEPARATOR not in text:
         copies = []
@@ -249,7 +253,7 @@ def _redact_windows(text: str) -> str:
             j = i
             while j < len(sites) and sites[j][0] < b:
                 j += 1
-            copies.append(_spliced(text, sites[i:j], a, b))
+            copies.append(spliced(text, sites[i:j], a, b))
             i = j
         joined = _SEPARATOR.join(copies)
         checked = _plain(joined)
@@ -264,7 +268,7 @@ def _redact_windows(text: str) -> str:
     kept_from = 0
     for a, b in revealed:
         out.append(text[kept_from:a])
-        chunks = list(_chunks(text, a, b))
+        chunks = list(line_chunks(text, a, b))
         for start, end in chunks:
             chunk = text[start:end]
             if len(chunks) == 1:  # the check above found something: no second check
@@ -282,107 +286,11 @@ def _redact_windows(text: str) -> str:
 _SEPARATOR = "\n\x00\n"
 
 
-def _windows(text: str, sites: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
-    """The spans of ``text`` whose folded copy the rules must see: each place folding
-    changes, with :data:`FOLD_WINDOW` characters on either side, widened to line ends."""
-    spans: list[list[int]] = []
-    for at, end, _ in sites:
-        a, b = max(at - FOLD_WINDOW, 0), min(end + FOLD_WINDOW, len(text))
-        if spans and a <= spans[-1][1]:
-            spans[-1][1] = b
-        else:
-            spans.append([a, b])
-    windows: list[tuple[int, int]] = []
-    kept_from = 0
-    for a, b in spans:
-        # widen to line ends: a line-anchored rule sees its whole line
-        a = max(text.rfind("\n", 0, a) + 1 if a else 0, kept_from)
-        b = text.find("\n", b) if b < len(text) else len(text)
-        b = len(text) if b < 0 else b
-        if windows and a <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], b)
-        elif a < b:
-            windows.append((a, b))
-        kept_from = b
-    return windows
-
-
-def _chunks(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
-    """text[a:b] cut at line ends into chunks of about :data:`FOLD_CHUNK` characters (a line
-    is never cut): the mapped pass costs Python per match."""
-    while a < b:
-        cut = b if b - a <= FOLD_CHUNK else text.rfind("\n", a + FOLD_CHUNK // 2, a + FOLD_CHUNK)
-        if cut < 0:  # a long line: the chunk ends at its end
-            cut = text.find("\n", a + FOLD_CHUNK, b)
-            cut = b if cut < 0 else cut
-        cut = min(cut + 1, b) if cut < b else b
-        yield a, cut
-        a = cut
-
-
-def _fold_sites(text: str) -> list[tuple[int, int, str]]:
-    """The places where folding changes ``text``, each with what it folds to (see
-    :data:`_FOLDABLE`). What a place folds to depends on it and the characters either side
-    only, and is remembered: prose repeats its words, and a site costs a lookup."""
-    if text.isascii() and "\\" not in text:
-        return []
-    if not _fold_re:
-        _fold_re.append(re.compile(_FOLDABLE))
-    sites: list[tuple[int, int, str]] = []
-    remembered = _SITES
-    for match in _fold_re[0].finditer(text):
-        at, end = match.span()
-        key = (text[at - 1 : at], match.group(), text[end : end + 1])
-        found = remembered.get(key)
-        if found is None:
-            found = _site_folded(*key)
-            if len(remembered) >= 4096:
-                remembered.clear()
-            remembered[key] = found
-        if found != key[1]:
-            sites.append((at, end, found))
-    return sites
-
-
-_SITES: dict[tuple[str, str, str], str] = {}
-
-
-def _site_folded(before: str, run: str, after: str) -> str:
-    """What ``run``, a match of :data:`_FOLDABLE` between ``before`` and ``after`` (a character
-    each, or empty at an end), folds to: as :func:`fold` folds it."""
-    import unicodedata
-
-    if len(_fold_re) == 1:
-        _fold_re.append(re.compile(f"[{_INVISIBLE}]++"))
-        _fold_re.append(re.compile(f"[{_COMPAT}]++"))
-    if run[0] == "\\":
-        return " " if run.endswith("\n") else ""
-    if _fold_re[1].fullmatch(run):
-        return ""
-    if _fold_re[2].fullmatch(run) and len(nfkc := unicodedata.normalize("NFKC", run)) == len(run):
-        return nfkc
-    context = before + run + after
-    pieces = _fold_run(context, len(before), len(before) + len(run), unicodedata)
-    return "".join(piece for piece, _, _ in pieces)
-
-
 def folded_text(text: str) -> str | None:
     """The folded copy of ``text`` alone, without the map back to the original (see
     :func:`fold`); None when folding changes nothing."""
     sites = _fold_sites(text)
-    return _spliced(text, sites, 0, len(text)) if sites else None
-
-
-def _spliced(text: str, sites: list[tuple[int, int, str]], a: int, b: int) -> str:
-    """text[a:b] with the sites (all inside it) replaced by what they fold to."""
-    pieces: list[str] = []
-    last = a
-    for at, end, folded in sites:
-        pieces.append(text[last:at])
-        pieces.append(folded)
-        last = end
-    pieces.append(text[last:b])
-    return "".join(pieces)
+    return spliced(text, sites, 0, len(text)) if sites else None
 
 
 def _fold_chunk(chunk: str) -> str:
@@ -407,160 +315,6 @@ def _triggered(lowered: str, long_text: bool) -> Iterator[Rule]:
             if hit and (not (trigger and rule.needs) or near(lowered, trigger, rule)):
                 yield rule
                 break
-
-
-# -- normalisation ------------------------------------------------------------------------------
-# Secrets are matched on a folded copy of the text: compatibility forms (full-width letters and
-# colons, no-break spaces) as NFKC writes them, invisible characters (zero-width, soft hyphen,
-# bidi controls: Unicode category Cf) removed, Cyrillic letters that look like Latin ones in a
-# word that holds Latin letters read as Latin, a space between a letter of another script and
-# an ASCII letter or digit (a CJK word glued to a token), line continuations joined and the
-# backslashes that escape quotes (JSON inside a JSON string) dropped. Each folded character
-# remembers the span of the original it came from, and what the rules replace in the folded
-# copy is replaced in the original: the stored text keeps its own characters.
-
-_CONFUSABLE = str.maketrans(
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501"
-    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405",
-    "aeopcyxijslgABEKMHOPCTXIJS",
-)
-# What may change, found in one pass: format characters (Cf: zero-width, soft hyphen, bidi
-# controls), compatibility forms that fold to ASCII (full-width forms, no-break and other
-# spaces, ligatures, mathematical letters and digits), escapes, and non-ASCII letters touching
-# an ASCII letter or digit (glued to a token, or Cyrillic look-alikes). Other non-ASCII text
-# (…, —, é, CJK prose) is left to the plain pass: folding it could not make a secret appear.
-_ESCAPES = r"\\++(?=[\"'])|\\\r?\n[ \t]{0,64}+"
-_INVISIBLE = (
-    "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-)
-_COMPAT = "\u00a0\u2000-\u200a\u202f\u205f\u3000\ufb00-\ufb06\uff01-\uff5e\U0001d400-\U0001d7ff"
-_LOOKALIKE = (
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501"
-    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
-)
-_FOLDABLE = (
-    # the first character, a backslash or not ASCII, is a class: `re` skips ASCII text in C
-    "[\\\\\x80-\U0010ffff]"
-    f"(?:(?<=[{_INVISIBLE}{_COMPAT}])[{_INVISIBLE}{_COMPAT}]*+"
-    "|(?<=\\\\)\\\\*+(?=[\"'])|(?<=\\\\)\\r?\\n[ \\t]{0,64}+"
-    # non-ASCII letters touching an ASCII letter or digit: folding may leave them as they are
-    "|(?P<letters>(?<=[A-Za-z0-9][^\\x00-\\x7f])[^\\x00-\\x7f]{0,62}+"
-    f"|(?<=[{_LOOKALIKE}])[{_LOOKALIKE}]{{0,15}}+(?=[A-Za-z0-9])"
-    "|(?<=[^\\x00-\\x7f])(?=[A-Za-z0-9])))"
-)
-_fold_re: list[re.Pattern[str]] = []
-# Around each place folding changes, the rules run on the folded copy of this many characters
-# on either side (the rest of the text had the plain pass): a secret and its name fit in it.
-FOLD_WINDOW = 1024
-FOLD_CHUNK = 8192  # the most the rules see of folded text at once (cut at a line end)
-
-
-def fold(text: str) -> tuple[str, list[int], list[int]] | None:
-    """The folded copy of ``text`` (see above) and, per folded character, the start and end of
-    the original span it stands for; None when folding changes nothing. Linear: one pass."""
-    import unicodedata
-
-    if not _fold_re:
-        _fold_re.append(re.compile(_FOLDABLE))
-    if len(_fold_re) == 1:
-        _fold_re.append(re.compile(f"[{_INVISIBLE}]++"))
-        _fold_re.append(re.compile(f"[{_COMPAT}]++"))
-    pieces: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    last = 0
-    changed = False
-    for match in _fold_re[0].finditer(text):
-        at, end = match.span()
-        run = match.group()
-        if run[0] == "\\":
-            if run.endswith("\n"):  # a line continuation: one blank
-                folded_run = [(" ", at, end)]
-            else:  # escaping backslashes before a quote: gone
-                folded_run = []
-        elif _fold_re[1].fullmatch(run):  # invisible characters only: gone, no Python per char
-            folded_run = []
-        elif _fold_re[2].fullmatch(run) and len(nfkc := unicodedata.normalize("NFKC", run)) == len(
-            run
-        ):  # compatibility forms, one character each: folded as a whole
-            if at > last:
-                pieces.append(text[last:at])
-                starts.extend(range(last, at))
-                ends.extend(range(last + 1, at + 1))
-            pieces.append(nfkc)
-            starts.extend(range(at, end))
-            ends.extend(range(at + 1, end + 1))
-            last = end
-            changed = True
-            continue
-        else:
-            folded_run = _fold_run(text, at, end, unicodedata)
-            if "".join(piece for piece, _, _ in folded_run) == run:
-                continue
-        if at > last:
-            pieces.append(text[last:at])
-            starts.extend(range(last, at))
-            ends.extend(range(last + 1, at + 1))
-        for piece, s_at, s_end in folded_run:
-            pieces.append(piece)
-            starts.extend([s_at] * len(piece))
-            ends.extend([s_end] * len(piece))
-        last = end
-        changed = True
-    if not changed:
-        return None
-    pieces.append(text[last:])
-    starts.extend(range(last, len(text)))
-    ends.extend(range(last + 1, len(text) + 1))
-    return "".join(pieces), starts, ends
-
-
-def _ascii_alnum(char: str) -> bool:
-    return char.isascii() and char.isalnum()
-
-
-def _mixed(text: str, at: int, end: int) -> bool:
-    """Whether the non-ASCII run text[at:end] holds a Cyrillic look-alike next to Latin."""
-    run = text[at:end]
-    if run.translate(_CONFUSABLE) == run:
-        return False
-    return (at > 0 and _ascii_alnum(text[at - 1])) or (end < len(text) and _ascii_alnum(text[end]))
-
-
-def _glued(text: str, at: int, end: int) -> bool:
-    """Whether a letter of another script touches an ASCII letter or digit (a token glued to a
-    CJK word)."""
-    return (at > 0 and _ascii_alnum(text[at - 1]) and _foreign_letter(text[at])) or (
-        end < len(text) and _ascii_alnum(text[end]) and _foreign_letter(text[end - 1])
-    )
-
-
-def _foreign_letter(char: str) -> bool:
-    """A letter that does not fold to ASCII (一, 密, Ж; not ｐ or é's base)."""
-    import unicodedata
-
-    return (
-        char.isalpha() and not unicodedata.normalize("NFKC", char.translate(_CONFUSABLE)).isascii()
-    )
-
-
-def _fold_run(text: str, at: int, end: int, unicodedata: Any) -> list[tuple[str, int, int]]:
-    """The folded pieces of the non-ASCII run text[at:end], each with its original span."""
-    out: list[tuple[str, int, int]] = []
-    mixed = _mixed(text, at, end)
-    if at > 0 and _ascii_alnum(text[at - 1]) and _foreign_letter(text[at]):
-        out.append((" ", at, at))
-    for i in range(at, end):
-        char = text[i]
-        if unicodedata.category(char) == "Cf":
-            continue
-        if mixed:
-            char = char.translate(_CONFUSABLE)
-        folded = unicodedata.normalize("NFKC", char)
-        out.append((folded, i, i + 1))
-    if end < len(text) and _ascii_alnum(text[end]) and _foreign_letter(text[end - 1]):
-        out.append((" ", end, end))
-    return out
 
 
 def _redact_folded(text: str, folded: str, starts: list[int], ends: list[int]) -> str:

@@ -56,6 +56,7 @@ class Holder(Record):
     branch: str
     note: str = ""
     who: str = ""
+    auto: bool = False
 
     @property
     def live(self) -> bool:
@@ -198,6 +199,7 @@ def _holder(row: dict[str, Any], me: Session, now: float) -> Holder:
         branch=row["branch"],
         note=row["note"] or "",
         who=who_for(who_of(row["developer"], row["machine"]), me),
+        auto=row["auto"],
     )
 
 
@@ -315,6 +317,7 @@ def grant(
     task_id: int | None,
     ttl_minutes: float = DEFAULT_TTL_MINUTES,
     note: str = "",
+    auto: bool = False,
 ) -> list[dict[str, Any]]:
     """Create or renew claims on normalized paths (inside the caller's transaction)."""
     ttl = float(ttl_minutes) * 60
@@ -323,7 +326,7 @@ def grant(
         for pattern in dict.fromkeys(rel_paths):
             existing = store.live_claim(session.id, lane.repo_id, pattern)
             if existing:
-                store.renew_claim(existing["id"], ttl, note or None)
+                store.renew_claim(existing["id"], ttl, note or None, auto)
                 ids.append(existing["id"])
             else:
                 ids.append(
@@ -336,6 +339,7 @@ def grant(
                         glob_regex(pattern),
                         note,
                         ttl,
+                        auto,
                     )
                 )
         return [_public(c) for c in store.get_claims(ids)]

@@ -240,7 +240,7 @@ def _release_files(store: Store, item: WorkItem) -> list[str]:
         c["pattern"]
         for c in held
         if c["pattern"] in item.files
-        or (c["note"] == claims_mod.AUTO_NOTE and any(matches(f, c["pattern"]) for f in item.files))
+        or (c["auto"] and any(matches(f, c["pattern"]) for f in item.files))
     ]
     return [r["pattern"] for r in store.release_claims(item.owner, patterns=patterns)]
 

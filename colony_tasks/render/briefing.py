@@ -2,19 +2,24 @@
 
 :func:`render` turns an event's :class:`colony_tasks.usecases.events.Result` into that text; the
 functions below render one part each, reading what else they show (others' claims, the plan,
-authors) from the store. Every block ends with the exact next call. Standard library only.
+authors) from the store, with the plan block in :mod:`.plan`, the warnings about held files in
+:mod:`.conflicts` and how sessions are named in :mod:`.names`. Every block ends with the exact
+next call. Standard library only.
 """
 
 from __future__ import annotations
 
-from ..base.kinds import MESSAGE_KINDS, ObsKind, WorkState
-from ..base.models import Observation, Session, Task, WorkItem, who_for
+from ..base.kinds import MESSAGE_KINDS, ObsKind
+from ..base.models import Observation, Session, who_for
 from ..base.text import ago, clip
 from ..domain import claims as claims_mod
 from ..domain import delivery, presence, wake
 from ..domain.sessions import Joined
 from ..store import Store
+from .conflicts import conflict_warning, read_note
 from .lines import item_line
+from .names import PREFIX, author_whos, named, who_part, with_who
+from .plan import plan_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +27,6 @@ if TYPE_CHECKING:
 
     from ..usecases.events import Result
 
-PREFIX = "colony-tasks"
 TOOLS_LINE = (
     "Tools (MCP colony-tasks): claim_file, ask_question, answer_question, hand_off, "
     "accept_handoff, record_decision, report_blocker, task_updates_since, search."
@@ -37,9 +41,7 @@ MAX_HOLDERS = 5
 MAX_PATTERNS = 4
 MAX_WAITING = 5
 BRIEF_ITEM_CHARS = 140
-# The plan block's bounds: items named per line, and characters per title.
-PLAN_ITEMS = 3
-PLAN_TITLE = 40
+# An item's line in news and mid-turn deliveries: characters at most.
 ITEM_CHARS = 200
 # A re-brief after compaction or /clear, and a subagent's brief: their whole budget in
 # characters (they replace what the model lost, so they stay smaller than a full briefing).
@@ -79,19 +81,6 @@ def _line(
     if obs.kind == "edit":
         line += " (a file you touched)"
     return line + next_call(obs, me)
-
-
-def _who(other: Session, me: Session) -> str:
-    """``bob@ci-runner-3, `` when the other session runs as someone else or elsewhere (team
-    mode); nothing on one machine, where it would only cost tokens."""
-    who = who_for(other.who, me)
-    return f"{who}, " if who else ""
-
-
-def _named(handle: str, who: str) -> str:
-    """``codex-91bc (bob@ci-runner-3)``, or the handle alone when ``who`` is empty: how a
-    post's author, a claim's holder and an editor are named."""
-    return f"{handle} ({who})" if who else handle
 
 
 def interface_line(obs: Observation, me: Session, now: float) -> str:
@@ -145,7 +134,7 @@ def state_lines(store: Store, joined: Joined) -> list[str]:
         lines.append(
             "Others: "
             + ", ".join(
-                f"{p.handle} ({p.agent}, {_who(p, me)}"
+                f"{p.handle} ({p.agent}, {who_part(p, me)}"
                 + (
                     presence.describe(p.waiting, p.waiting_since, now)
                     or f"active {ago(p.last_seen_at, now)}"
@@ -164,7 +153,7 @@ def state_lines(store: Store, joined: Joined) -> list[str]:
         for c in live:
             tag = "" if c["state"] == "live" else f" [{c['state']}]"
             branch = "" if c["branch"] == lane.branch else f" @{c['branch']}"
-            holder = _named(c["holder"], who_for(c["who"], me))
+            holder = named(c["holder"], who_for(c["who"], me))
             by_holder.setdefault(holder, []).append(f"{c['pattern']}{branch}{tag}")
         shown = list(by_holder.items())[:MAX_HOLDERS]
         more = len(by_holder) - len(shown)
@@ -246,9 +235,9 @@ def rebrief(store: Store, joined: Joined, groups: Sequence[delivery.Updates]) ->
     remaining = sum(u.remaining for u in groups)
     news: list[str] = []
     if items:
-        whos = _authors(store, me, items[:MAX_ITEMS])
+        whos = author_whos(store, me, items[:MAX_ITEMS])
         news.append("New since you were last told:")
-        news.extend(_with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS])
+        news.extend(with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS])
         if remaining:
             news.append(f"… and {remaining} more — task_updates_since(task_id={task.id})")
     own = _own_claims(store, me, lane.repo_id)
@@ -282,87 +271,6 @@ def subagent_brief(store: Store, parent: Session, agent_type: str) -> str:
     return fit(head, lines, "", SUBAGENT_CHARS, "… more held files: task_timeline().")
 
 
-def _authors(store: Store, me: Session, items: Sequence[Observation]) -> dict[str, str]:
-    """``developer@machine`` of the items' authors who run as someone else or elsewhere (team
-    mode); empty on one machine. One lookup per distinct author, only when there is news."""
-    found = {}
-    for session_id in {o.session_id for o in items if o.session_id and o.session_id != me.id}:
-        author = store.get_session(session_id)
-        who = who_for(author.who, me) if author is not None else ""
-        if who:
-            found[session_id] = who
-    return found
-
-
-def _with_who(line: str, obs: Observation, whos: dict[str, str]) -> str:
-    who = whos.get(obs.session_id or "")
-    if not who or not obs.handle:
-        return line
-    return line.replace(f" {obs.handle} ", f" {_named(obs.handle, who)} ", 1)
-
-
-def _work(item: WorkItem) -> str:
-    return f"#{item.id} {clip(item.title, PLAN_TITLE)}"
-
-
-def _stale(item: WorkItem, now: float) -> bool:
-    """Whether a shown (taken) item's owner has ended or is quiet (:func:`.presence.quiet`)."""
-    return item.owner_ended_at is not None or presence.quiet(
-        item.owner_seen_at, item.owner_waiting, now
-    )
-
-
-def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
-    """The task's plan in a few bounded lines: what this session owns, what is ready (with the
-    exact call), who owns the rest, and stale items; nothing when the task has no plan."""
-    counts = store.work_counts([task.id]).get(task.id)
-    if not counts:
-        return []
-    summary = ", ".join(f"{counts[s]} {s}" for s in WorkState if counts.get(s))
-    lines = [f"Plan ({summary}):"]
-    mine = store.work_items(
-        task.id, states=(WorkState.TAKEN, WorkState.BLOCKED), owner=me.id, limit=PLAN_ITEMS
-    )
-    if mine:
-        lines.append(
-            "- You own "
-            + "; ".join(
-                _work(i)
-                + (f" ({', '.join(i.files[:2])})" if i.files else "")
-                + (" [blocked]" if i.state == WorkState.BLOCKED else "")
-                for i in mine
-            )
-            + f' → finish_work(item_id={mine[0].id}, summary="...") when done.'
-        )
-    ready = store.work_items(task.id, ready=True, limit=PLAN_ITEMS + 1)
-    if ready:
-        more = " …" if len(ready) > PLAN_ITEMS else ""
-        lines.append(
-            f"- Ready: {'; '.join(_work(i) for i in ready[:PLAN_ITEMS])}{more}"
-            f" → take_work(item_id={ready[0].id}) or take_work() for the next."
-        )
-    taken = [
-        i
-        for i in store.work_items(task.id, states=(WorkState.TAKEN,), limit=12)
-        if i.owner != me.id
-    ]
-    live = [i for i in taken if not _stale(i, now)]
-    stale = [i for i in taken if _stale(i, now)]
-    if live:
-        lines.append(
-            "- Others: "
-            + "; ".join(f"{i.owner_handle} on {_work(i)}" for i in live[:PLAN_ITEMS])
-            + (f"; +{len(live) - PLAN_ITEMS} more" if len(live) > PLAN_ITEMS else "")
-        )
-    if stale:
-        lines.append(
-            "- Stale (owner ended, quiet 30m+ or cut off): "
-            + "; ".join(f"{_work(i)} ({i.owner_handle})" for i in stale[:PLAN_ITEMS])
-            + " — a human or the planner can reassign it."
-        )
-    return lines
-
-
 def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str | None:
     """UserPromptSubmit: what is new since the last turn, or None when nothing is."""
     items = [(u.task_id, o) for u in groups for o in u.items]
@@ -373,8 +281,8 @@ def delta(store: Store, me: Session, groups: Sequence[delivery.Updates]) -> str 
     tasks = sorted({t for t, _ in items})
     head = f"{PREFIX} — since your last turn (task {', '.join(f'#{t}' for t in tasks)}):"
     shown = [o for _, o in items[:MAX_ITEMS]]
-    whos = _authors(store, me, shown)
-    lines = [head, *(_with_who(_line(o, me, now, store), o, whos) for o in shown)]
+    whos = author_whos(store, me, shown)
+    lines = [head, *(with_who(_line(o, me, now, store), o, whos) for o in shown)]
     extra = remaining + max(0, len(items) - MAX_ITEMS)
     if extra:
         first = tasks[0]
@@ -387,80 +295,14 @@ def mid_turn(store: Store, me: Session, items: Sequence[Observation]) -> str | N
     if not items:
         return None
     now = store.now()
-    whos = _authors(store, me, items[:MAX_ITEMS])
-    body = [_with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS]]
+    whos = author_whos(store, me, items[:MAX_ITEMS])
+    body = [with_who(_line(o, me, now, store), o, whos) for o in items[:MAX_ITEMS]]
     # A chain turn block carries its own header; a second one would only cost tokens.
     only_turns = all(o.kind == "turn" and o.to in (me.handle, me.id) for o in items)
     lines = body if only_turns else [f"{PREFIX} — for you now:", *body]
     if len(items) > MAX_ITEMS:
         lines.append(f"… and {len(items) - MAX_ITEMS} more — call task_updates_since()")
     return "\n".join(lines)
-
-
-MAX_CONFLICT_LINES = 20
-
-
-def conflict_warning(
-    conflicts: Sequence[claims_mod.PathConflict], *, after: bool, now: float
-) -> str | None:
-    """Before (or after) an edit: who holds or recently edited these paths, and what to do."""
-    lines = []
-    suggest = None
-    for conflict in conflicts:
-        for h in conflict.claims:
-            auto = h.note == claims_mod.AUTO_NOTE
-            if h.stale:
-                state = "stale: holder quiet for 30m+"
-            elif auto:
-                state = f"editing it since {ago(h.since, now)}"
-            else:
-                state = f"claimed {ago(h.since, now)}"
-            where = f" on branch {h.branch} (merge risk)" if h.other_lane else ""
-            note = f': "{clip(h.note, 60)}"' if h.note and not auto else ""
-            holder = _named(h.handle, h.who)
-            lines.append(f"{conflict.path} is held by {holder}{where} ({state}{note}).")
-            if not h.other_lane and suggest is None:
-                suggest = h.handle
-        for e in conflict.recent_edits:
-            if any(h.session_id == e.session_id for h in conflict.claims):
-                continue
-            where = " on another branch" if e.other_lane else ""
-            editor = _named(e.handle, e.who)
-            lines.append(f"{conflict.path} was edited {ago(e.at, now)} by {editor}{where}.")
-            if suggest is None and not e.other_lane:
-                suggest = e.handle
-    if not lines:
-        return None
-    if len(lines) > MAX_CONFLICT_LINES:  # a patch naming 20,000 held files: a bounded warning
-        more = len(lines) - MAX_CONFLICT_LINES
-        lines = [
-            *lines[:MAX_CONFLICT_LINES],
-            f"… and {more} more (`colony-tasks claims` lists every claim).",
-        ]
-    verb = (
-        "You just edited a file another session is working on"
-        if after
-        else "Heads-up before this edit"
-    )
-    out = [f"{PREFIX}: {verb}:", *lines]
-    if suggest:
-        path = conflicts[0].path
-        out.append(
-            f'Next: ask_question(to="{suggest}", question="I need {path} — are you done with it?")'
-            f' or claim_file(paths=["{path}"]) once agreed.'
-        )
-    return "\n".join(out)
-
-
-def read_note(path: str, holder: dict, decision: Observation | None, now: float) -> str:
-    """``colony-tasks: api.py is held by codex-91bc (claimed 4m ago); latest decision naming
-    it: #12 "..."`` — one line, for a session reading a file another session holds."""
-    auto = holder.get("note") == claims_mod.AUTO_NOTE
-    how = "editing it" if auto else "claimed"
-    line = f"{PREFIX}: {path} is held by {holder['handle']} ({how} since {ago(holder['created_at'], now)})"
-    if decision is not None:
-        line += f'; latest decision naming it: #{decision.id} "{clip(decision.text, 120)}"'
-    return line + f'. Before editing it: ask_question(to="{holder["handle"]}", ...).'
 
 
 def undeliverable(rows: Sequence[dict]) -> str | None:

@@ -1,4 +1,8 @@
-"""SQL for claims: advisory holds on repo-relative paths or globs, with an expiry."""
+"""SQL for claims: advisory holds on repo-relative paths or globs, with an expiry.
+
+A claim the core makes itself when a session edits a file is ``auto`` (a flag, True in the
+dicts returned here); the others were asked for (a claim, a plan item, a handoff).
+"""
 
 from __future__ import annotations
 
@@ -15,12 +19,19 @@ if TYPE_CHECKING:
 
 CLAIM_COLUMNS = (
     "c.id, c.session_id, c.task_id, c.repo_id, c.lane_id, c.pattern, c.is_glob, c.note,"
-    " c.created_at, c.renewed_at, c.expires_at, c.released_at, c.regex"
+    " c.created_at, c.renewed_at, c.expires_at, c.released_at, c.regex, c.auto"
 )
 CLAIM_FROM = "claims c JOIN sessions s ON s.id = c.session_id LEFT JOIN lanes l ON l.id = c.lane_id"
 CLAIM_EXTRA = (
     ", s.handle, s.agent, s.last_seen_at, s.ended_at, s.developer, s.machine, s.waiting, l.branch"
 )
+
+
+def claim_row(row: Any) -> dict[str, Any]:
+    """A claim row as a dict, its ``auto`` flag a bool."""
+    claim = dict(row)
+    claim["auto"] = bool(claim["auto"])
+    return claim
 
 
 class ClaimsMixin(StoreBase):
@@ -32,7 +43,7 @@ class ClaimsMixin(StoreBase):
             " AND c.repo_id = ? AND c.pattern = ? AND c.released_at IS NULL AND c.expires_at > ?",
             (session_id, repo_id, pattern, self.now()),
         )
-        return dict(row) if row else None
+        return claim_row(row) if row else None
 
     def insert_claim(
         self,
@@ -44,12 +55,15 @@ class ClaimsMixin(StoreBase):
         regex: str | None,
         note: str,
         ttl_seconds: float,
+        auto: bool = False,
     ) -> int:
-        """A claim; a glob carries ``regex``, its gitignore semantics as a regular expression."""
+        """A claim; a glob carries ``regex``, its gitignore semantics as a regular expression;
+        ``auto`` marks the claim an edit made."""
         now = self.now()
         cursor = self._run(
             "INSERT INTO claims(session_id, task_id, repo_id, lane_id, pattern, is_glob, regex,"
-            " note, created_at, renewed_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " note, created_at, renewed_at, expires_at, auto)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session_id,
                 task_id,
@@ -62,16 +76,27 @@ class ClaimsMixin(StoreBase):
                 now,
                 now,
                 now + ttl_seconds,
+                int(auto),
             ),
         )
         return int(cursor.lastrowid or 0)
 
-    def renew_claim(self, claim_id: int, ttl_seconds: float, note: str | None) -> None:
+    def renew_claim(
+        self, claim_id: int, ttl_seconds: float, note: str | None, auto: bool = False
+    ) -> None:
+        """Extend a claim; a ``note`` replaces its note, and the claim is then ``auto`` or not
+        as this renewal is (without a note, it keeps both)."""
         now = self.now()
         self._run(
             "UPDATE claims SET renewed_at = ?, expires_at = MAX(expires_at, ?),"
-            " note = COALESCE(?, note) WHERE id = ?",
-            (now, now + ttl_seconds, redact(note, MAX_NOTE_CHARS) if note else note, claim_id),
+            " note = COALESCE(?, note), auto = COALESCE(?, auto) WHERE id = ?",
+            (
+                now,
+                now + ttl_seconds,
+                redact(note, MAX_NOTE_CHARS) if note else note,
+                None if note is None else int(auto),
+                claim_id,
+            ),
         )
 
     def get_claims(self, claim_ids: Sequence[int]) -> list[dict[str, Any]]:
@@ -83,7 +108,7 @@ class ClaimsMixin(StoreBase):
             " ORDER BY c.id",
             list(claim_ids),
         )
-        return [dict(r) for r in rows]
+        return [claim_row(r) for r in rows]
 
     def live_claims_matching(
         self, repo_id: str, paths: Sequence[str], *, exclude_session: str | None = None
@@ -113,7 +138,7 @@ class ClaimsMixin(StoreBase):
             f" AND c.is_glob = 1{skip} AND s.ended_at IS NULL",
             [repo_id, params[1], *params[2 + len(wanted) :]],
         )
-        return [dict(r) for r in rows]
+        return [claim_row(r) for r in rows]
 
     def list_claims(
         self,
@@ -139,7 +164,7 @@ class ClaimsMixin(StoreBase):
             " ORDER BY c.repo_id, c.pattern LIMIT ?",
             (*params, limit),
         )
-        return [dict(r) for r in rows]
+        return [claim_row(r) for r in rows]
 
     def count_unreleased_claims(self, *, repo_id: str | None = None) -> int:
         """How many claims are not released (expired ones included), as list_claims counts."""
@@ -180,7 +205,7 @@ class ClaimsMixin(StoreBase):
             params.append(repo_id)
         with self.transaction():
             rows = [
-                dict(r)
+                claim_row(r)
                 for r in self._all(
                     f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}"
                     f" WHERE {' AND '.join(where)}",

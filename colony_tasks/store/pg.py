@@ -1,12 +1,10 @@
 """The PostgreSQL backend (team mode): the same store mixins over one pg8000 connection.
 
-The mixins speak a small SQLite dialect. :func:`translate` rewrites it once per statement text
-(cached): ``?`` placeholders, ``INSERT OR IGNORE`` → ``ON CONFLICT DO NOTHING``, two-argument
-``MAX``/``MIN`` → ``GREATEST``/``LEAST``, SQLite's unary-plus planner hints dropped,
-``CROSS JOIN ... ON`` → ``JOIN``, and ``RETURNING id`` on inserts into tables with an identity
-column so ``cursor.lastrowid`` works as on SQLite. The few statements that have no
-translation (FTS5, PRAGMAs, an unaliased subquery PostgreSQL 15 refuses) are overridden in
-:class:`PgStore` and its facets (:class:`PgAdmin`, :class:`PgVectors`).
+The mixins speak a small SQLite dialect, which :class:`Connection` runs through
+:func:`colony_tasks.store.pg_compat.translate` (``?`` placeholders, ``INSERT OR IGNORE``,
+``lastrowid``, ...). The few statements that have no translation (FTS5, PRAGMAs, an unaliased
+subquery PostgreSQL 15 refuses) are overridden in :class:`PgStore` and its facets
+(:mod:`colony_tasks.store.pg_facets`).
 
 Every :meth:`transaction` takes a transaction-scoped advisory lock first, so read-then-write
 use cases are serialised across all machines exactly as ``BEGIN IMMEDIATE`` serialises them on
@@ -39,7 +37,7 @@ import ssl
 import threading
 import time
 import urllib.parse
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pg8000.dbapi
@@ -48,10 +46,10 @@ from ..base.backend import check_url, redact_url
 from ..base.errors import Misconfigured, NotAllowed, StoreBusy, StoreUnavailable
 from ..base.models import Observation
 from . import Store
-from .maintenance import Admin
 from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation, search_filters
+from .pg_compat import Cursor, rows_of, translate
+from .pg_facets import PgAdmin, PgVectors
 from .pg_schema import MIGRATIONS as PG_MIGRATIONS
-from .vectors import Vectors
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -80,122 +78,6 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-# -- the dialect ---------------------------------------------------------------------------
-
-_INSERT_OR_IGNORE = re.compile(r"^\s*INSERT\s+OR\s+IGNORE\s+INTO", re.IGNORECASE)
-_INSERT_INTO = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.IGNORECASE)
-_SCALAR_MAX_MIN = re.compile(r"\b(MAX|MIN)\(([^(),]+),([^(),]+)\)", re.IGNORECASE)
-_PLUS_HINT = re.compile(r"(?<=[\s(])\+(?=[A-Za-z_])")
-_CROSS_JOIN_ON = re.compile(r"\bCROSS\s+JOIN\s+(\w+(?:\s+\w+)?)\s+ON\b", re.IGNORECASE)
-
-
-def _placeholders(sql: str) -> str:
-    """``?`` → ``%s`` and ``%`` → ``%%`` (the driver's paramstyle) outside quoted strings."""
-    out = []
-    quote = ""
-    for char in sql:
-        if quote:
-            out.append("%%" if char == "%" else char)
-            if char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-            out.append(char)
-        elif char == "?":
-            out.append("%s")
-        elif char == "%":
-            out.append("%%")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-@lru_cache(maxsize=1024)
-def translate(
-    sql: str, id_tables: frozenset[str] = frozenset(), bind: bool = True
-) -> tuple[str, bool]:
-    """The PostgreSQL text of a store statement, and whether it returns the new row's id.
-
-    ``bind``: the statement gets parameters (pg8000 then reads ``%s``; a statement without
-    parameters goes through the simple query protocol verbatim)."""
-    ignore = bool(_INSERT_OR_IGNORE.match(sql))
-    if ignore:
-        sql = _INSERT_OR_IGNORE.sub("INSERT INTO", sql, count=1)
-    sql = _SCALAR_MAX_MIN.sub(
-        lambda m: (
-            f"{'GREATEST' if m.group(1).upper() == 'MAX' else 'LEAST'}({m.group(2)},{m.group(3)})"
-        ),
-        sql,
-    )
-    sql = _PLUS_HINT.sub("", sql)
-    sql = _CROSS_JOIN_ON.sub(r"JOIN \1 ON", sql)
-    sql = sql.rstrip().rstrip(";")
-    if ignore:
-        sql += " ON CONFLICT DO NOTHING"
-    insert = _INSERT_INTO.match(sql)
-    returns_id = bool(insert and insert.group(1).lower() in id_tables and "RETURNING" not in sql)
-    if returns_id:
-        sql += " RETURNING id"
-    return (_placeholders(sql) if bind else sql), returns_id
-
-
-# -- rows and cursors ----------------------------------------------------------------------
-
-
-class Row:
-    """A result row read by position, by column name, or as ``dict(row)`` (like sqlite3.Row)."""
-
-    __slots__ = ("_index", "_values")
-
-    def __init__(self, index: dict[str, int], values: Sequence[Any]) -> None:
-        self._index = index
-        self._values = values
-
-    def __getitem__(self, key: int | str) -> Any:
-        if isinstance(key, str):
-            return self._values[self._index[key]]
-        return self._values[key]
-
-    def keys(self) -> list[str]:
-        return list(self._index)
-
-    def __iter__(self) -> Iterable[Any]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        return f"Row({dict(zip(self._index, self._values, strict=False))!r})"
-
-
-class Cursor:
-    """What :meth:`Connection.execute` returns: the fetched rows, ``rowcount``, ``lastrowid``."""
-
-    __slots__ = ("_rows", "lastrowid", "rowcount")
-
-    def __init__(self, rows: list[Row], rowcount: int, lastrowid: int | None) -> None:
-        self._rows = rows
-        self.rowcount = rowcount
-        self.lastrowid = lastrowid
-
-    def fetchall(self) -> list[Row]:
-        return self._rows
-
-    def fetchone(self) -> Row | None:
-        return self._rows[0] if self._rows else None
-
-    def __iter__(self) -> Iterable[Row]:
-        return iter(self._rows)
-
-
-def _rows(cursor: Any) -> list[Row]:
-    if cursor.description is None:
-        return []
-    index = {column[0]: i for i, column in enumerate(cursor.description)}
-    return [Row(index, values) for values in cursor.fetchall()]
-
-
 class Connection:
     """The sqlite3.Connection surface the mixins use (``execute``, ``executemany``), on pg8000."""
 
@@ -209,7 +91,7 @@ class Connection:
         cursor = self.raw.cursor()
         try:
             cursor.execute(text, tuple(params) if params else ())
-            rows = _rows(cursor)
+            rows = rows_of(cursor)
             lastrowid = int(rows[0][0]) if returns_id and rows else None
             return Cursor(rows, cursor.rowcount, lastrowid)
         except pg8000.dbapi.DatabaseError as error:
@@ -303,49 +185,6 @@ def _fts_terms(match: str) -> str | None:
         if word.strip():
             terms.append(f"'{word}'" + (":*" if star else ""))
     return " | ".join(terms) if terms else None
-
-
-class PgAdmin(Admin):
-    """``store.admin`` on PostgreSQL: the checks SQLite runs through PRAGMAs and FTS5."""
-
-    def fts_indexed_count(self) -> int:
-        row = self.store._one("SELECT COUNT(*) FROM observations WHERE search IS NOT NULL")
-        return int(row[0]) if row else 0
-
-    def fts_consistent(self) -> bool:
-        return True  # a generated column cannot drift from its text
-
-    def integrity_check(self) -> list[str]:
-        self.store._one("SELECT 1")
-        return ["ok"]
-
-    def table_names(self) -> list[str]:
-        rows = self.store._all(
-            "SELECT table_name FROM information_schema.tables"
-            " WHERE table_schema = current_schema() ORDER BY table_name"
-        )
-        return [str(r[0]) for r in rows]
-
-    def wal_bytes(self) -> int:
-        return 0
-
-    def checkpoint(self) -> tuple[int, int, int]:
-        return (0, 0, 0)
-
-
-class PgVectors(Vectors):
-    """``store.vectors`` on PostgreSQL: one row per hash without SQLite's bare GROUP BY."""
-
-    def by_hash(self, model: str, hashes: Sequence[str]) -> dict[str, tuple[int, bytes]]:
-        if not hashes:
-            return {}
-        marks = ",".join("?" * len(hashes))
-        rows = self.store._all(
-            "SELECT DISTINCT ON (content_hash) content_hash, dim, vector FROM vectors"
-            f" WHERE model = ? AND content_hash IN ({marks}) ORDER BY content_hash, id",
-            (model, *hashes),
-        )
-        return {r[0]: (int(r[1]), bytes(r[2])) for r in rows}
 
 
 class PgStore(Store):

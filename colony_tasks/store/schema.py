@@ -348,6 +348,14 @@ DELETE FROM session_keys;
 ALTER TABLE session_keys RENAME COLUMN key TO key_hash;
 """
 
+# An automatic claim (the one a session's edit makes on the file it edited) is marked by a
+# flag, not recognised by its note; the claims made so far are recognised by that note once
+# ('auto: edited', colony_tasks.domain.claims.AUTO_NOTE). PostgreSQL migration 17 does the same.
+CLAIM_AUTO = """
+ALTER TABLE claims ADD COLUMN auto INTEGER NOT NULL DEFAULT 0;
+UPDATE claims SET auto = 1 WHERE note = 'auto: edited';
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -365,6 +373,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(14, "session_waiting", SESSION_WAITING),
     Migration(15, "wake", WAKE),
     Migration(16, "session_key_hashes", SESSION_KEY_HASHES),
+    Migration(17, "claim_auto", CLAIM_AUTO),
 )
 
 LATEST = MIGRATIONS[-1].version

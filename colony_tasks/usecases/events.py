@@ -335,6 +335,7 @@ def _after_edit(
             task_id=here.task_id,
             ttl_minutes=claims_mod.AUTO_TTL_MINUTES,
             note=claims_mod.AUTO_NOTE,
+            auto=True,
         )
     return tuple(c for c in found if c.live)
 
