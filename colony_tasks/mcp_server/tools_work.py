@@ -1,7 +1,8 @@
 """Tools for plans: divide a task into owned work items, take the next ready one, finish it.
 
 Every rule (dependencies, atomic taking, who may finish, what is announced) is in
-:mod:`colony_tasks.domain.work`; these tools only translate arguments and results. The plan is read
+:mod:`colony_tasks.domain.planning` and :mod:`colony_tasks.domain.work`; these tools only
+translate arguments and results. The plan is read
 through ``task_list`` (counts per state) and ``task_timeline`` (``work`` items).
 """
 

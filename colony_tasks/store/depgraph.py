@@ -161,6 +161,6 @@ class Graph(Facet):
         for row in rows:
             item = dict(row)
             item["skipped"] = json.loads(item.pop("skipped_json") or "{}")
-            item["built_at"] = float(item["built_at"])  # a TEXT column (the proposed schema)
+            item["built_at"] = float(item["built_at"])  # stored as TEXT
             out.append(item)
         return out

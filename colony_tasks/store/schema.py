@@ -261,8 +261,8 @@ CREATE TABLE hook_events (
 );
 """
 
-# The dependency graph of each indexed work tree (see colony_tasks.depgraph.rows, whose
-# SCHEMA this repeats: the store must not import the graph package, which loads tree-sitter).
+# The dependency graph of each indexed work tree: the one definition of its tables
+# (colony_tasks.depgraph.rows turns a graph into these rows and back).
 # ``repo`` is the work tree's real path; ``edits_seen`` is the last edit observation the
 # indexer has applied to it. Hooks never read these tables: the indexer addresses each
 # interface change to the sessions it affects (``recipients``).

@@ -72,18 +72,18 @@ def test_a_team_store_flags_them_too_and_its_claims_guard_keeps_its_search_path(
 
 @pytest.mark.both_backends
 def test_the_flag_follows_a_claim_as_an_edit_or_its_holder_renews_it(store: Store, repo: Path):
-    join(store, "a", "claude", repo)
-    lane = claims.session_lane(store, "a")
+    me = join(store, "a", "claude", repo).session
+    lane = claims.session_lane(store, me)
 
     def flag() -> object:
         (row,) = store.list_claims(session_id="a")
         return row["auto"]
 
-    claims.grant(store, "a", ["src/api.py"], lane, task_id=None, note=claims.AUTO_NOTE, auto=True)
+    claims.grant(store, me, ["src/api.py"], lane, task_id=None, note=claims.AUTO_NOTE, auto=True)
     assert flag() is True
     actions.claim(store, "a", ["src/api.py"])  # no note: the claim stays what it was
     assert flag() is True
     actions.claim(store, "a", ["src/api.py"], note="mine until the release")
     assert flag() is False
-    claims.grant(store, "a", ["src/api.py"], lane, task_id=None, note=claims.AUTO_NOTE, auto=True)
+    claims.grant(store, me, ["src/api.py"], lane, task_id=None, note=claims.AUTO_NOTE, auto=True)
     assert flag() is True
