@@ -1,7 +1,7 @@
 """Applying one hook event: the relay's work, and a hook's own when no relay answers.
 
 A request is an :class:`colony_tasks.relay.wire.EventRequest` on the wire, parsed and checked
-once (:func:`event_values`); :func:`apply` runs the event's use case
+once, here (:func:`parse`); :func:`apply` runs the event's use case
 (:data:`colony_tasks.usecases.events.USE_CASES`), renders its result
 (:func:`colony_tasks.render.briefing.render`) and returns the reply the client passes on to the
 agent: ``{"context": ..., "deny": ...}``. Events the core marks for exactly-once delivery
@@ -15,17 +15,81 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.agent_events import EVENTS, is_tool_action
+from ..base.text import utf8_safe
 from ..render import briefing
 from ..store import Store, open_local
 from ..usecases import events
 from ..usecases.events import Event, ToolUse
-from .wire import EventRequest
+from .wire import EventRequest, ToolCall
+
+
+class BadRequest(ValueError):
+    """A request that is not a well-formed event (a client of another shape, or garbage)."""
+
+
+def _text(value: object) -> str:
+    """A string field of a request ('' when it is not one); lone surrogates (half an emoji
+    from the agent's JSON) replaced, so the event is recorded instead of failing its write."""
+    return utf8_safe(value) if isinstance(value, str) else ""
+
+
+def parse_tool(value: object) -> ToolCall:
+    """The tool call of a request; also the positional ``[name, action, paths, command,
+    use_id]`` of clients before 0.4 (events they spooled are applied after an upgrade)."""
+    if isinstance(value, list) and len(value) == 5:
+        value = dict(zip(("name", "action", "paths", "command", "use_id"), value, strict=True))
+    if not isinstance(value, dict):
+        raise BadRequest("tool must be an object")
+    action, tool_paths = value.get("action"), value.get("paths")
+    if not is_tool_action(action) or not isinstance(tool_paths, list):
+        raise BadRequest("malformed tool")
+    return ToolCall(
+        _text(str(value.get("name") or "")),
+        action,
+        [_text(str(p)) for p in tool_paths],
+        _text(str(value.get("command") or "")),
+        _text(str(value.get("use_id") or "")),
+    )
+
+
+def parse(request: dict[str, Any]) -> EventRequest:
+    """The event of a request; raises :class:`BadRequest` for a malformed one. Fields are the
+    event row's (:data:`colony_tasks.base.agent_events.EVENTS`), each of its type, with its
+    default when absent (a client before 0.4 sent them at the top level)."""
+    name = _text(request.get("event"))
+    row = EVENTS.get(name)
+    if row is None:
+        raise BadRequest(f"unknown event {name!r}")
+    raw_fields = request.get("fields")
+    given = raw_fields if isinstance(raw_fields, dict) else request
+    fields: dict[str, str | bool] = {}
+    for field, _key, default in row.fields:
+        value = given.get(field)
+        fields[field] = value is True if default is False else (_text(value) or default)
+    raw_tool = request.get("tool")
+    tool = parse_tool(raw_tool) if row.tool and raw_tool is not None else None
+    if row.tool and tool is None:
+        raise BadRequest(f"{name} needs a tool")
+    pid, at = request.get("pid"), request.get("at")
+    return EventRequest(
+        name,
+        _text(request.get("agent")) or "claude",
+        session=_text(request.get("session")),
+        cwd=_text(request.get("cwd")),
+        pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        subagent=_text(request.get("subagent")),
+        key=_text(request.get("key")),
+        at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None,
+        tool=tool,
+        fields=fields,
+    )
 
 
 def event_values(request: dict[str, Any]) -> tuple[EventRequest, Event, ToolUse | None]:
     """The request's record and the core's :class:`Event` and :class:`ToolUse` (None but
     for tool events); raises :class:`BadRequest` for a malformed one."""
-    req = EventRequest.from_wire(request)
+    req = parse(request)
     event = Event(req.session, req.agent, req.cwd, req.pid, req.subagent)
     call = req.tool
     tool = None

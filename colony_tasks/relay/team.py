@@ -22,7 +22,6 @@ from ..base.errors import ColonyError
 from ..base.redact import redact
 from ..store.pg import PgStore, is_connection_error
 from . import apply as apply_mod
-from . import wire
 from .outbox import Outbox, outbox_path
 from .server import KEEP_KEYS, PRUNE_EVERY, SERVE_WAIT, Relay
 
@@ -154,7 +153,7 @@ class TeamRelay(Relay):
             self.busy_since = time.monotonic()
             with store.transaction():
                 reply = apply_mod.apply(store, request)
-        except wire.BadRequest as error:
+        except apply_mod.BadRequest as error:
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
             self.outbox.done(row["id"])

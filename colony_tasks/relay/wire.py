@@ -22,8 +22,6 @@ import zlib
 
 from .. import __version__
 from ..base import backend, paths
-from ..base.agent_events import EVENTS, is_tool_action
-from ..base.text import utf8_safe
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
@@ -54,15 +52,6 @@ class NoRelay(Exception):
     may not reach it."""
 
 
-class BadRequest(ValueError):
-    """A request that is not a well-formed event (a client of another shape, or garbage)."""
-
-
-def _utf8_safe(value: object) -> str:
-    """A string field of a request, '' when it is not one (:func:`utf8_safe`)."""
-    return utf8_safe(value) if isinstance(value, str) else ""
-
-
 class ToolCall:
     """A tool call in the core's terms: ``action`` is ``edit`` (``paths`` are the files it
     writes), ``read`` (the files it reads), ``shell`` (``command`` is what it runs) or
@@ -88,25 +77,6 @@ class ToolCall:
             "use_id": self.use_id,
         }
 
-    @classmethod
-    def from_wire(cls, value: object) -> ToolCall:
-        """The tool call of a request; also the positional ``[name, action, paths, command,
-        use_id]`` of clients before 0.4 (events they spooled are applied after an upgrade)."""
-        if isinstance(value, list) and len(value) == 5:
-            value = dict(zip(("name", "action", "paths", "command", "use_id"), value, strict=True))
-        if not isinstance(value, dict):
-            raise BadRequest("tool must be an object")
-        action, tool_paths = value.get("action"), value.get("paths")
-        if not is_tool_action(action) or not isinstance(tool_paths, list):
-            raise BadRequest("malformed tool")
-        return cls(
-            _utf8_safe(str(value.get("name") or "")),
-            action,
-            [_utf8_safe(str(p)) for p in tool_paths],
-            _utf8_safe(str(value.get("command") or "")),
-            _utf8_safe(str(value.get("use_id") or "")),
-        )
-
 
 class EventRequest:
     """One agent event as a hook sends it to be applied: the event (our name, a row of
@@ -114,7 +84,7 @@ class EventRequest:
     folder and agent process, the subagent that acted ('' for the session itself), the
     idempotency key and send time, the tool call (tool events) and the event's fields. Built
     by the hook client (:func:`colony_tasks.hooks.payload.request`), parsed and checked once
-    by :meth:`from_wire` where it is applied."""
+    where it is applied (:func:`colony_tasks.relay.apply.parse`)."""
 
     __slots__ = (
         "event",
@@ -170,43 +140,6 @@ class EventRequest:
         if self.tool is not None:
             found["tool"] = self.tool.to_wire()
         return found
-
-    @classmethod
-    def from_wire(cls, request: dict[str, Any]) -> EventRequest:
-        """The event of a request; raises :class:`BadRequest` for a malformed one. Fields are
-        the event row's, each of its type with its default when absent (a client before 0.4
-        sent them at the top level)."""
-        name = _utf8_safe(request.get("event"))
-        row = EVENTS.get(name)
-        if row is None:
-            raise BadRequest(f"unknown event {name!r}")
-        raw_fields = request.get("fields")
-        given = raw_fields if isinstance(raw_fields, dict) else request
-        fields: dict[str, str | bool] = {}
-        for field, _key, default in row.fields:
-            value = given.get(field)
-            if default is False:
-                fields[field] = value is True
-            else:
-                fields[field] = _utf8_safe(value) or default
-        raw_tool = request.get("tool")
-        tool = ToolCall.from_wire(raw_tool) if raw_tool is not None else None
-        if row.tool and tool is None:
-            raise BadRequest(f"{name} needs a tool")
-        pid = request.get("pid")
-        at = request.get("at")
-        return cls(
-            name,
-            _utf8_safe(request.get("agent")) or "claude",
-            session=_utf8_safe(request.get("session")),
-            cwd=_utf8_safe(request.get("cwd")),
-            pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
-            subagent=_utf8_safe(request.get("subagent")),
-            key=_utf8_safe(request.get("key")),
-            at=float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None,
-            tool=tool if row.tool else None,
-            fields=fields,
-        )
 
 
 def socket_path(store_key: str) -> str:

@@ -161,7 +161,7 @@ class ClaimsMixin(StoreBase):
             params.append(repo_id)
         rows = self._all(
             f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM} WHERE {' AND '.join(where)}"
-            " ORDER BY c.repo_id, c.pattern LIMIT ?",
+            " ORDER BY c.repo_id, c.pattern, c.created_at, c.id LIMIT ?",
             (*params, limit),
         )
         return [claim_row(r) for r in rows]

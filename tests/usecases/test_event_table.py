@@ -12,7 +12,8 @@ from colony_tasks.hooks import payload, runner
 from colony_tasks.hooks.transport import Transport
 from colony_tasks.install import hookblock
 from colony_tasks.relay import apply as apply_mod
-from colony_tasks.relay.wire import BadRequest, EventRequest, ToolCall
+from colony_tasks.relay.apply import BadRequest, parse
+from colony_tasks.relay.wire import EventRequest, ToolCall
 from colony_tasks.usecases import events
 
 
@@ -75,7 +76,7 @@ def test_the_wire_record_round_trips():
         at=12.5,
         tool=ToolCall("Bash", "shell", [], "make", "t1"),
     )
-    got = EventRequest.from_wire(json.loads(json.dumps(sent.to_wire())))
+    got = parse(json.loads(json.dumps(sent.to_wire())))
     assert got.to_wire() == sent.to_wire()
 
 
@@ -93,7 +94,7 @@ def test_a_request_spooled_before_the_typed_record_is_still_read():
         "at": 1.0,
         "tool": ["apply_patch", "edit", ["a.py"], "", "u1"],
     }
-    got = EventRequest.from_wire(old)
+    got = parse(old)
     assert got.tool is not None and got.tool.to_wire() == {
         "name": "apply_patch",
         "action": "edit",
@@ -101,7 +102,7 @@ def test_a_request_spooled_before_the_typed_record_is_still_read():
         "command": "",
         "use_id": "u1",
     }
-    prompt = EventRequest.from_wire({"event": "user-prompt-submit", "prompt": "hello"})
+    prompt = parse({"event": "user-prompt-submit", "prompt": "hello"})
     assert prompt.fields == {"prompt": "hello"}
 
 
