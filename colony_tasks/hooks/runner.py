@@ -79,8 +79,8 @@ def handle(
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
     kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
-    via = transport if transport is not None else transports.choose()
-    return render(event, via.send(request(event, kind, payload, raw)))
+    send = transport if transport is not None else transports.choose()
+    return render(event, send(request(event, kind, payload, raw)))
 
 
 def run(args: list[str], *, exiting: bool = False) -> int:

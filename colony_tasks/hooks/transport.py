@@ -1,16 +1,18 @@
 """How a hook has its event applied, chosen once per hook process (:func:`choose`).
 
-- :class:`ViaRelay`: this user's relay applies it (the usual case); when none answers in time
-  the event is applied here (:class:`InProcess`) and, if none was running, a relay is started
-  for the next hook.
-- :class:`InProcess`: this process applies it on the local SQLite store, within the hook's
-  deadline (``COLONY_TASKS_RELAY=off``, or no relay answered).
-- :class:`Spooled`: team mode. The event goes to the durable local outbox and the team relay is
+A transport is a function from the wire record (:class:`colony_tasks.relay.wire.EventRequest`)
+to the relay's reply (``context``, ``deny``, ``block``) or None:
+
+- :func:`via_relay`: this user's relay applies the event (the usual case); when none answers in
+  time it is applied here (:func:`in_process`) and, if none was running, a relay is started for
+  the next hook;
+- :func:`in_process`: this process applies it on the local SQLite store, within the hook's
+  deadline (``COLONY_TASKS_RELAY=off``, or no relay answered);
+- :func:`spooled`: team mode. The event goes to the durable local outbox and the team relay is
   asked for its result (:mod:`.spool`); a hook never opens the team's database.
 
-Every transport takes the wire record (:class:`colony_tasks.relay.wire.EventRequest`) and
-returns the relay's reply (``context``, ``deny``, ``block``) or None. Tests pass their own
-transport to :func:`colony_tasks.hooks.runner.handle` instead of starting relays.
+Tests pass their own function to :func:`colony_tasks.hooks.runner.handle` instead of starting
+relays. Plain functions, not classes: this module is loaded by every hook process.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from ..relay import wire
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ..relay.wire import EventRequest
+
+    Transport = Callable[[EventRequest], dict[str, Any] | None]
 
 #: How long a hook may take in all (it applies its event itself past the relay's wait).
 DEADLINE_SECONDS = 8.0
@@ -50,80 +55,58 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise Deadline("hook exceeded its deadline")
 
 
-class Transport:
-    """Has one event applied; the reply for the agent, or None."""
-
-    def send(self, request: EventRequest) -> dict[str, Any] | None:
-        raise NotImplementedError
-
-
-class InProcess(Transport):
-    """Applies the event in this process, within the hook's deadline (a timer that interrupts
-    a store wait or a bug's loop; the event's transaction then rolls back).
+def in_process(request: EventRequest, *, keep_store_open: bool = False) -> dict[str, Any] | None:
+    """Apply the event in this process, within the hook's deadline (a timer that interrupts a
+    store wait or a bug's loop; the event's transaction then rolls back).
 
     ``keep_store_open``: the process ends right after with ``os._exit``, so the store is left
     for the exit to drop (closing the last connection would checkpoint the WAL: see
     :func:`colony_tasks.relay.apply.apply_here`)."""
+    import signal  # only here: a hook that reaches its relay never needs a timer
 
-    def __init__(self, *, keep_store_open: bool = False) -> None:
-        self.keep_store_open = keep_store_open
+    from ..relay.apply import apply_here
 
-    def send(self, request: EventRequest) -> dict[str, Any] | None:
-        import signal  # only here: a hook that reaches its relay never needs a timer
-
-        from ..relay.apply import apply_here
-
-        session_end = request.event == "session-end"
-        timer = hasattr(signal, "setitimer")
+    session_end = request.event == "session-end"
+    timer = hasattr(signal, "setitimer")
+    if timer:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        limit = SESSION_END_DEADLINE_SECONDS if session_end else DEADLINE_SECONDS
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return apply_here(
+            request.to_wire(),
+            busy_timeout_ms=SESSION_END_BUSY_MS if session_end else None,
+            close=not keep_store_open,
+        )
+    finally:
         if timer:
-            signal.signal(signal.SIGALRM, _on_alarm)
-            limit = SESSION_END_DEADLINE_SECONDS if session_end else DEADLINE_SECONDS
-            signal.setitimer(signal.ITIMER_REAL, limit)
-        try:
-            return apply_here(
-                request.to_wire(),
-                busy_timeout_ms=SESSION_END_BUSY_MS if session_end else None,
-                close=not self.keep_store_open,
-            )
-        finally:
-            if timer:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-class ViaRelay(Transport):
-    """Asks this user's relay; applies the event with ``fallback`` when none answers."""
-
-    def __init__(self, fallback: InProcess) -> None:
-        self.fallback = fallback
-
-    def send(self, request: EventRequest) -> dict[str, Any] | None:
-        start = False
-        wait = SESSION_END_RELAY_WAIT if request.event == "session-end" else RELAY_WAIT
-        try:
-            reply = wire.ask(wire.socket_path(wire.relay_key(None)), request.to_wire(), wait)
-        except wire.NoRelay:
-            reply, start = None, True
-        if reply is not None and not reply.get("retire"):
-            return reply if "error" not in reply else None  # the relay logged why
-        try:
-            return self.fallback.send(request)
-        finally:
-            if start:
-                # For the next hook; started once this one's work is done, so that the relay's
-                # start does not compete with it for the machine.
-                wire.spawn()
+def via_relay(request: EventRequest, *, keep_store_open: bool = False) -> dict[str, Any] | None:
+    """Ask this user's relay; apply the event here (:func:`in_process`) when none answers."""
+    start = False
+    wait = SESSION_END_RELAY_WAIT if request.event == "session-end" else RELAY_WAIT
+    try:
+        reply = wire.ask(wire.socket_path(wire.relay_key(None)), request.to_wire(), wait)
+    except wire.NoRelay:
+        reply, start = None, True
+    if reply is not None and not reply.get("retire"):
+        return reply if "error" not in reply else None  # the relay logged why
+    try:
+        return in_process(request, keep_store_open=keep_store_open)
+    finally:
+        if start:
+            # For the next hook; started once this one's work is done, so that the relay's
+            # start does not compete with it for the machine.
+            wire.spawn()
 
 
-class Spooled(Transport):
+def spooled(url: str, request: EventRequest) -> dict[str, Any] | None:
     """Team mode: no database driver in this process; the relay applies the spooled event."""
+    from . import spool
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def send(self, request: EventRequest) -> dict[str, Any] | None:
-        from . import spool
-
-        return spool.handle(self.url, request.to_wire())
+    return spool.handle(url, request.to_wire())
 
 
 def choose(*, keep_store_open: bool = False) -> Transport:
@@ -131,6 +114,7 @@ def choose(*, keep_store_open: bool = False) -> Transport:
     ``COLONY_TASKS_RELAY`` is off) with this process as its fallback."""
     url = backend.store_url()
     if url:
-        return Spooled(url)
-    here = InProcess(keep_store_open=keep_store_open)
-    return ViaRelay(here) if wire.enabled() else here
+        return lambda request: spooled(url, request)
+    if wire.enabled():
+        return lambda request: via_relay(request, keep_store_open=keep_store_open)
+    return lambda request: in_process(request, keep_store_open=keep_store_open)

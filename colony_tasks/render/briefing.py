@@ -17,8 +17,7 @@ from ..domain import delivery, presence, wake
 from ..domain.sessions import Joined
 from ..store import Store
 from .conflicts import conflict_warning, read_note
-from .lines import item_line
-from .names import PREFIX, author_whos, named, who_part, with_who
+from .lines import PREFIX, author_whos, item_line, named, who_part, with_who
 from .plan import plan_lines
 
 TYPE_CHECKING = False

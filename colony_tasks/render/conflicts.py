@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..base.models import Observation
 from ..base.text import ago, clip
 from ..domain import claims as claims_mod
-from .names import PREFIX, named
+from .lines import PREFIX, named
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,7 +9,6 @@ import pytest
 
 from colony_tasks.base.agent_events import EVENTS, TOOL_ACTIONS
 from colony_tasks.hooks import payload, runner
-from colony_tasks.hooks.transport import Transport
 from colony_tasks.install import hookblock
 from colony_tasks.relay import apply as apply_mod
 from colony_tasks.relay.apply import BadRequest, parse
@@ -127,12 +126,14 @@ def test_every_tool_action_is_one_the_core_knows():
         assert call.action in TOOL_ACTIONS
 
 
-class Recording(Transport):
+class Recording:
+    """A transport that records what it is sent and answers ``reply``."""
+
     def __init__(self, reply: dict | None) -> None:
         self.reply = reply
         self.sent: list[EventRequest] = []
 
-    def send(self, request: EventRequest) -> dict | None:
+    def __call__(self, request: EventRequest) -> dict | None:
         self.sent.append(request)
         return self.reply
 
