@@ -45,6 +45,10 @@ READ_TOOLS = ("Read",)
 #: ... and a shell tool's files are found from what the command changed.
 SHELL_TOOLS = ("Bash", "PowerShell", "shell", "exec_command")
 
+#: Our own MCP tools, also when a plugin provides the server (mcp__plugin_<plugin>_<server>__...):
+#: a call of one delivers what is addressed to the session mid-turn, like any tool call.
+OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
+
 #: The notification types that mean a session waits on its human (Claude Code's idle or
 #: permission prompt); other notifications are not installed for and never open the store.
 WAITING_NOTIFICATIONS = ("idle_prompt", "permission_prompt")
@@ -60,9 +64,11 @@ class AgentEvent:
     the payload values the event passes on besides the session's, each ``(name, payload key,
     default)`` — a ``False`` default marks a flag (true only when the payload says ``true``);
     ``tool``: the event is about one tool call; ``quiet``: it never gives the agent text (so it
-    is idempotent, and applied without an idempotency key)."""
+    is idempotent, and applied without an idempotency key). For the installer: ``matchers``, per
+    agent, what the agent's matcher selects (tool names, notification types; none: everything),
+    and ``timeout``, the seconds the agent allows the hook."""
 
-    __slots__ = ("slug", "names", "fields", "tool", "quiet")
+    __slots__ = ("slug", "names", "fields", "tool", "quiet", "matchers", "timeout")
 
     def __init__(
         self,
@@ -72,12 +78,16 @@ class AgentEvent:
         fields: tuple[tuple[str, str, str | bool], ...] = (),
         tool: bool = False,
         quiet: bool = False,
+        matchers: dict[str, str] | None = None,
+        timeout: int = 10,
     ) -> None:
         self.slug = slug
         self.names = names
         self.fields = fields
         self.tool = tool
         self.quiet = quiet
+        self.matchers = matchers or {}
+        self.timeout = timeout
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -91,26 +101,56 @@ def _both(name: str) -> dict[str, str]:
     return {CLAUDE: name, CODEX: name}
 
 
-#: Every agent event, by our name.
+_EDITS = "|".join(EDIT_TOOLS)
+
+#: Every agent event, by our name, in the order the installer writes them. 10 s is above the
+#: store's 5 s busy timeout, so a briefly locked database still answers.
 EVENTS = {
     e.slug: e
     for e in (
+        # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
         AgentEvent(
             "session-start", _both("SessionStart"), fields=(("source", "source", "startup"),)
         ),
         AgentEvent(
             "user-prompt-submit", _both("UserPromptSubmit"), fields=(("prompt", "prompt", ""),)
         ),
-        AgentEvent("pre-tool-use", _both("PreToolUse"), tool=True),
-        AgentEvent("post-tool-use", _both("PostToolUse"), tool=True),
-        # Claude Code fires it instead of PostToolUse when a tool fails; Codex fires PostToolUse.
-        AgentEvent("post-tool-use-failure", {CLAUDE: "PostToolUseFailure"}, tool=True),
+        # Before edits, and before shell commands: the hook notes the state of the files that
+        # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
+        # And before Claude's Read: one line when another session holds the file.
+        AgentEvent(
+            "pre-tool-use",
+            _both("PreToolUse"),
+            tool=True,
+            matchers={CLAUDE: f"{_EDITS}|Bash|Read", CODEX: "^(apply_patch|Bash)$"},
+        ),
+        # After edits and shell commands, and after our own MCP tools.
+        AgentEvent(
+            "post-tool-use",
+            _both("PostToolUse"),
+            tool=True,
+            matchers={
+                CLAUDE: f"^({_EDITS}|Bash|{OUR_MCP_TOOLS})$",
+                CODEX: f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
+            },
+        ),
+        # Claude Code fires it instead of PostToolUse when a tool fails (a shell command that
+        # exits non-zero may still have edited files); Codex fires PostToolUse.
+        AgentEvent(
+            "post-tool-use-failure",
+            {CLAUDE: "PostToolUseFailure"},
+            tool=True,
+            matchers={CLAUDE: "^Bash$"},
+        ),
+        # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
         AgentEvent(
             "subagent-start", _both("SubagentStart"), fields=(("agent_type", "agent_type", ""),)
         ),
         AgentEvent(
             "stop", _both("Stop"), fields=(("active", "stop_hook_active", False),), quiet=True
         ),
+        # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
+        # session waiting on its human (idle or permission prompt); nothing reaches the model.
         AgentEvent(
             "stop-failure", {CLAUDE: "StopFailure"}, fields=(("error", "error", ""),), quiet=True
         ),
@@ -119,8 +159,11 @@ EVENTS = {
             {CLAUDE: "Notification"},
             fields=(("notification_type", "notification_type", ""),),
             quiet=True,
+            matchers={CLAUDE: f"^({'|'.join(WAITING_NOTIFICATIONS)})$"},
         ),
-        AgentEvent("session-end", _both("SessionEnd"), quiet=True),
+        # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex
+        # caps at 3.
+        AgentEvent("session-end", _both("SessionEnd"), quiet=True, timeout=3),
     )
 }
 

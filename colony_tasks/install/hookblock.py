@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ..base import agent_events
-from ..base.agent_events import AGENT_EVENTS, EDIT_TOOLS, WAITING_NOTIFICATIONS
+from ..base.agent_events import AGENT_EVENTS
 from .files import ShapeProblem
 from .locate import EXECUTABLE
 
@@ -26,21 +26,18 @@ Block = dict[str, Group]
 @dataclass(frozen=True)
 class HookEvent:
     """How one lifecycle event is installed: our name (``slug``, the hook command's argument),
-    per-agent matcher and timeout (s). Which agents have it, and under which name, is the
-    event's row in :data:`colony_tasks.base.agent_events.EVENTS`."""
+    per-agent matcher and timeout (s), the agents that have it and its name there — all read
+    from the event's row in :data:`colony_tasks.base.agent_events.EVENTS`."""
 
     slug: str
     claude_matcher: str | None
     codex_matcher: str | None
     timeout: int
+    agents: tuple[str, ...]
 
     @property
     def name(self) -> str:
         return AGENT_EVENTS[self.slug]
-
-    @property
-    def agents(self) -> tuple[str, ...]:
-        return agent_events.EVENTS[self.slug].agents
 
 
 def events_for(agent: str) -> tuple[HookEvent, ...]:
@@ -48,44 +45,9 @@ def events_for(agent: str) -> tuple[HookEvent, ...]:
     return tuple(e for e in EVENTS if agent in e.agents)
 
 
-CLAUDE_EDIT_TOOLS = "|".join(EDIT_TOOLS)
-# Our MCP tools, also when a plugin provides the server (mcp__plugin_<plugin>_<server>__...).
-OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
-
-EVENTS: tuple[HookEvent, ...] = (
-    # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
-    HookEvent("session-start", None, None, 10),
-    # 10 s: above the store's 5 s busy timeout, so a briefly locked database still answers.
-    HookEvent("user-prompt-submit", None, None, 10),
-    # Before edits, and before shell commands: the hook notes the state of the files that
-    # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
-    # And before Claude's Read: one line when another session holds the file.
-    HookEvent(
-        "pre-tool-use",
-        f"{CLAUDE_EDIT_TOOLS}|Bash|Read",
-        "^(apply_patch|Bash)$",
-        10,
-    ),
-    # After edits and shell commands, and after our own MCP tools (answering a question
-    # through MCP must deliver what is addressed to the session mid-turn, like any tool call).
-    HookEvent(
-        "post-tool-use",
-        f"^({CLAUDE_EDIT_TOOLS}|Bash|{OUR_MCP_TOOLS})$",
-        f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
-        10,
-    ),
-    # Claude Code fires PostToolUseFailure instead of PostToolUse when a tool fails (a shell
-    # command that exits non-zero may still have edited files); Codex fires PostToolUse.
-    HookEvent("post-tool-use-failure", "^Bash$", None, 10),
-    # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
-    HookEvent("subagent-start", None, None, 10),
-    HookEvent("stop", None, None, 10),
-    # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
-    # session waiting on its human (idle or permission prompt); nothing reaches the model.
-    HookEvent("stop-failure", None, None, 10),
-    HookEvent("notification", f"^({'|'.join(WAITING_NOTIFICATIONS)})$", None, 10),
-    # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex caps at 3.
-    HookEvent("session-end", None, None, 3),
+EVENTS: tuple[HookEvent, ...] = tuple(
+    HookEvent(slug, row.matchers.get("claude"), row.matchers.get("codex"), row.timeout, row.agents)
+    for slug, row in agent_events.EVENTS.items()
 )
 
 
