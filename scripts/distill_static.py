@@ -51,7 +51,7 @@ TEACHER_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 MODEL_ID = "static-minilm-256"
 POST_MODEL_ID = "static-minilm-256-abtt4"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-MODELS = REPO_ROOT / "colony_tasks" / "embeddings" / "models"
+MODELS = REPO_ROOT / "colony_tasks" / "search" / "embeddings" / "models"
 DEFAULT_OUT = MODELS / MODEL_ID
 KEPT_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 

