@@ -24,6 +24,7 @@ import re
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
 from .redact_rules import CODE, RULES, Rule
+from .text import utf8_safe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,18 +107,6 @@ def is_code(value: str) -> bool:
     if not _code:
         _code.append(re.compile(CODE))
     return _code[0].match(value) is not None
-
-
-def utf8_safe(text: str) -> str:
-    """``text`` with lone surrogates (half an emoji from a JSON ``\\ud83d`` escape) replaced.
-
-    SQLite stores UTF-8; a lone surrogate cannot be encoded and would make the write fail.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
 
 
 def cap(text: str, limit: int) -> str:
