@@ -315,6 +315,65 @@ def test_the_build_runs_from_the_data_folder_and_the_hook_from_the_session_folde
     assert later.stdout.strip() == f"ran in {repo}"
 
 
+# -- the build lock --------------------------------------------------------------------------
+
+
+def start_token(pid: int) -> str:
+    """What the launcher records of a process's start: field 22 of /proc/<pid>/stat."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(") ", 1)[1].split()[19]
+
+
+def test_a_build_lock_whose_pid_now_names_another_process_is_taken_over(plugin):
+    """The builder died and its pid was given to an unrelated process: alive, not a builder."""
+    run, uv_calls, tmp = plugin
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc here: the launcher compares start times from ps instead")
+    other = subprocess.Popen(["sleep", "300"])
+    try:
+        lock = tmp / "data" / ".building"
+        lock.mkdir(parents=True)
+        (lock / "pid").write_text(f"{other.pid}\n")
+        (lock / "started").write_text(f"{int(start_token(other.pid)) - 100}\n")
+        result = subprocess.run(
+            [str(LAUNCHER), "hook", "session-start"],
+            env=plugin_env(tmp),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.stdout.strip() == "ran hook session-start --agent claude", result.stderr
+        assert not lock.exists() and len(uv_calls()) == 2
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_build_lock_of_a_live_builder_is_waited_for(plugin):
+    """Its pid names the process that took it (same start): the launcher waits (a stand-in
+    ``sleep`` sees it wait, then plays the builder finishing) and then builds."""
+    run, uv_calls, tmp = plugin
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("no /proc here: the launcher compares start times from ps instead")
+    builder = subprocess.Popen(["sleep", "300"])
+    try:
+        lock = tmp / "data" / ".building"
+        lock.mkdir(parents=True)
+        (lock / "pid").write_text(f"{builder.pid}\n")
+        (lock / "started").write_text(f"{start_token(builder.pid)}\n")
+        (tmp / "tools" / "sleep").write_text(
+            f'#!/bin/sh\necho "waited $*" >> "$UV_LOG"\nrm -rf {str(lock)!r}\n'
+        )
+        (tmp / "tools" / "sleep").chmod(0o755)
+        result = run("hook", "session-start")
+        assert result.stdout.strip() == "ran hook session-start --agent claude", result.stderr
+        assert uv_calls()[0] == "waited 1"
+        assert [c.split()[1] for c in uv_calls()[1:]] == ["venv", "pip"]
+    finally:
+        builder.kill()
+        builder.wait()
+
+
 def test_a_relative_plugin_data_folder_is_refused(plugin):
     """A relative folder would be the session's working folder's (the repository's)."""
     run, uv_calls, _ = plugin
