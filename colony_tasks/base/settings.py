@@ -28,18 +28,39 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class Unreadable(Exception):
+    """settings.json exists but is not a JSON object (the message says what is wrong)."""
+
+
 def load() -> dict[str, Any]:
     """Settings merged over the defaults; a missing or malformed file gives the defaults."""
-    merged = {key: dict(value) for key, value in DEFAULTS.items()}
     try:
-        with open(paths.settings_path(), encoding="utf-8") as handle:
+        return load_checked()
+    except Unreadable:
+        return {key: dict(value) for key, value in DEFAULTS.items()}
+
+
+def load_checked() -> dict[str, Any]:
+    """Settings merged over the defaults (a missing file gives the defaults); raises
+    :class:`Unreadable` when the file exists but cannot be read as a JSON object. For a
+    caller that must not mistake a broken file for the defaults (the git guard in block
+    mode)."""
+    merged = {key: dict(value) for key, value in DEFAULTS.items()}
+    path = paths.settings_path()
+    try:
+        with open(path, encoding="utf-8") as handle:
             user = json.load(handle)
-    except (OSError, ValueError):
+    except (FileNotFoundError, NotADirectoryError):  # no such file
         return merged
-    if isinstance(user, dict):
-        for section, values in user.items():
-            if isinstance(values, dict) and isinstance(merged.get(section), dict):
-                merged[section].update(values)
+    except OSError as error:
+        raise Unreadable(f"{path} cannot be read ({error.strerror})") from None
+    except ValueError as error:
+        raise Unreadable(f"{path} is not valid JSON ({error})") from None
+    if not isinstance(user, dict):
+        raise Unreadable(f"{path} is not a JSON object")
+    for section, values in user.items():
+        if isinstance(values, dict) and isinstance(merged.get(section), dict):
+            merged[section].update(values)
     return merged
 
 

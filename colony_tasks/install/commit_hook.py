@@ -42,7 +42,8 @@ def script(command: str) -> str:
         "#!/bin/sh\n"
         f"{MARK} (installed by `colony-tasks install --git-guard`;"
         " removed by `colony-tasks uninstall --git-guard`).\n"
-        "# Fails open: a missing executable or any error lets the commit through.\n"
+        "# A missing executable lets the commit through; with git_guard.mode = block the\n"
+        "# guard stops a commit it cannot check (a broken store), saying why.\n"
         f"[ -x {exe} ] || exit 0\n"
         f"exec {exe} {GUARD_ARGS}\n"
     )

@@ -51,6 +51,7 @@ def main() -> int:
     if take_lock(key) is None:
         return 0  # another relay serves this store
     try:
+        wire.listen_path(key)  # the socket's folder, private (elsewhere if squatted)
         from .server import LocalRelay, Relay, serve
 
         relay: Relay

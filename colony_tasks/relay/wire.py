@@ -6,9 +6,14 @@ it has in flight and exits) and answers ``{"retire": true}``, so nothing is serv
 after an upgrade.
 
 The socket is ``relay-<key>.sock`` in the data folder (0700), or, when that path is too long
-for a unix socket, in this user's private folder under the temp folder (0700, checked). It is
-created 0600 and the relay also checks the peer's uid. Standard library only: every hook
-client imports this module.
+for a unix socket, in a private folder of this user under the temp folder, where anyone may
+create names first: ``colony-tasks-<uid>``, or, when that name is taken by something not ours
+and private (another user's folder, a symlink, a file, a folder others may write), a fresh
+folder the relay makes and records in the data folder (``relay-<key>.folder``). A client
+sends nothing to a socket in a folder that is not this user's private folder, nor to a
+listener of another uid (the kernel's peer credentials); it treats either as no relay. The
+socket is created 0600 and the relay checks its peer's uid too. Standard library only: every
+hook client imports this module.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import sys
 import time
 import zlib
@@ -39,6 +45,8 @@ SEARCH_WAIT = 30.0
 LOCAL_KEY = "local"
 MAX_SOCKET_PATH = 100
 MAX_REPLY = 16 * 1024 * 1024
+#: macOS's and FreeBSD's LOCAL_PEERCRED (at level SOL_LOCAL = 0): a ``struct xucred``.
+LOCAL_PEERCRED = 0x001
 
 
 def relay_key(url: str | None) -> str:
@@ -50,6 +58,11 @@ def relay_key(url: str | None) -> str:
 class NoRelay(Exception):
     """Nothing listens on the relay's socket (never started, exited, killed), or this user
     may not reach it."""
+
+
+class ForeignRelay(NoRelay):
+    """The socket is in a folder that is not this user's private folder, or another user
+    listens on it: nothing is sent (logged; the caller goes on as if there were no relay)."""
 
 
 class ToolCall:
@@ -144,16 +157,124 @@ class EventRequest:
 
 def socket_path(store_key: str) -> str:
     """Where the relay for ``store_key`` listens: in the data folder, or where its path would
-    be too long for a unix socket (about 100 bytes), in this user's private folder under the
-    temp folder (or under /tmp, when even that is too long)."""
+    be too long for a unix socket (about 100 bytes), under the temp folder: in the folder the
+    last relay recorded (:func:`listen_path`), else in this user's folder there (under /tmp,
+    when even that is too long)."""
     candidate = os.path.join(paths.home(), f"relay-{store_key}.sock")
     if len(candidate.encode()) <= MAX_SOCKET_PATH:
         return candidate
     name = f"r-{zlib.crc32(candidate.encode()):08x}.sock"
+    recorded = _recorded_folder(store_key)
+    if recorded and len(os.path.join(recorded, name).encode()) <= MAX_SOCKET_PATH:
+        return os.path.join(recorded, name)
     short = os.path.join(paths.fallback_dir(), name)
     if len(short.encode()) <= MAX_SOCKET_PATH:
         return short
     return os.path.join("/tmp", f"colony-tasks-{os.getuid()}", name)
+
+
+def folder_record_path(store_key: str) -> str:
+    """The file in the data folder naming the temp folder the relay moved to (absent: it
+    listens in the usual place)."""
+    return os.path.join(paths.home(), f"relay-{store_key}.folder")
+
+
+def _recorded_folder(store_key: str) -> str | None:
+    try:
+        fd = paths.open_private(folder_record_path(store_key), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd, 4096).decode("utf-8", "surrogateescape").strip()
+    finally:
+        os.close(fd)
+    return text if text.startswith("/") and "\n" not in text else None
+
+
+def _not_private(folder: str) -> str | None:
+    """Why ``folder`` may not hold this user's socket (None: it may): it must be a folder,
+    not a link to one, of this user, that no one else may enter or write."""
+    try:
+        info = os.lstat(folder)
+    except OSError as error:
+        return f"{type(error).__name__}: {error.strerror}"
+    if stat.S_ISLNK(info.st_mode):
+        return "a symlink"
+    if not stat.S_ISDIR(info.st_mode):
+        return "not a folder"
+    if info.st_uid != os.getuid():
+        return f"owned by uid {info.st_uid}"
+    if info.st_mode & 0o077:
+        return f"mode {info.st_mode & 0o777:o}, open to others"
+    return None
+
+
+def listen_path(store_key: str) -> str:
+    """The relay's side of :func:`socket_path`, called by the relay holding its lock before
+    it listens: the socket's folder made ready (created 0700 when missing). When the usual
+    folder under the temp folder is not this user's private folder (another user's, a
+    symlink, a file, open to others), the relay does not give up: it makes a fresh private
+    folder beside it (a random name, created by ``mkdir``, which fails rather than follow or
+    reuse anything) and records it in the data folder, where clients look first."""
+    path = socket_path(store_key)
+    folder = os.path.dirname(path)
+    if os.path.normpath(folder) == os.path.normpath(paths.home()):
+        return path
+    try:
+        os.mkdir(folder, 0o700)
+    except OSError:
+        pass
+    problem = _not_private(folder)
+    if problem is None:
+        return path
+    name = os.path.basename(path)
+    for base in (os.path.dirname(paths.fallback_dir()), "/tmp"):
+        for _ in range(8):
+            fresh = os.path.join(base, f"colony-tasks-{os.getuid()}-{os.urandom(4).hex()}")
+            if len(os.path.join(fresh, name).encode()) > MAX_SOCKET_PATH:
+                break
+            try:
+                os.mkdir(fresh, 0o700)
+            except FileExistsError:
+                continue
+            except OSError:
+                break
+            _record_folder(store_key, fresh)
+            paths.log(
+                f"relay {os.getpid()}: {folder} is not this user's private folder ({problem});"
+                f" listening in {fresh} instead"
+            )
+            return os.path.join(fresh, name)
+    raise PermissionError(f"{folder} is not this user's private folder ({problem})")
+
+
+def _record_folder(store_key: str, folder: str) -> None:
+    record = folder_record_path(store_key)
+    fd = paths.open_private(record + ".new", os.O_CREAT | os.O_WRONLY | os.O_TRUNC)
+    try:
+        os.write(fd, (folder + "\n").encode("utf-8", "surrogateescape"))
+    finally:
+        os.close(fd)
+    os.replace(record + ".new", record)
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a connected unix socket (for a client, the
+    listener's, recorded by the kernel when it called ``listen``), or None where this
+    platform gives no way to ask. Read from the raw structure: no ``struct`` import."""
+    if sys.platform.startswith("linux"):  # struct ucred {pid_t pid; uid_t uid; gid_t gid}
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+        return int.from_bytes(creds[4:8], sys.byteorder)
+    if sys.platform == "darwin" or sys.platform.startswith("freebsd"):
+        # struct xucred {u_int cr_version; uid_t cr_uid; short cr_ngroups; gid_t cr_groups[16]}
+        creds = sock.getsockopt(0, LOCAL_PEERCRED, 76)
+        return int.from_bytes(creds[4:8], sys.byteorder)
+    return None
+
+
+def _refuse(path: str, why: str) -> ForeignRelay:
+    paths.log(f"relay socket {path} refused: {why}; treated as no relay")
+    return ForeignRelay(f"{path}: {why}")
 
 
 def lock_path(store_key: str) -> str:
@@ -176,9 +297,20 @@ def event_key(event: str, raw: bytes) -> str:
 def ask(path: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
     """Send one request, stamped with this client's version, and return the reply; None when
     none came within ``timeout`` (the relay is slow, or died mid-request). Raises
-    :class:`NoRelay` when nothing listens."""
+    :class:`NoRelay` when nothing listens, :class:`ForeignRelay` (logged) before sending
+    anything when the socket's folder is not this user's private folder or another user
+    listens."""
     request = {**request, "v": VERSION}
     deadline = time.monotonic() + timeout
+    folder = os.path.dirname(path)
+    if os.path.normpath(folder) != os.path.normpath(paths.home()):
+        # Under the temp folder anyone may have made the name first. (The data folder is the
+        # user's own, 0700 when we made it; there the listener's uid below is the check.)
+        problem = _not_private(folder)
+        if problem is not None:
+            if problem.startswith("FileNotFoundError"):
+                raise NoRelay(problem)  # never made yet: the relay that starts makes it
+            raise _refuse(path, f"its folder is {problem}")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(max(timeout, 0.001))
@@ -186,6 +318,9 @@ def ask(path: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | 
             sock.connect(path)
         except (FileNotFoundError, ConnectionRefusedError, PermissionError) as error:
             raise NoRelay(str(error)) from None
+        uid = peer_uid(sock)
+        if uid is not None and uid != os.getuid():
+            raise _refuse(path, f"it is served by uid {uid}")
         # ASCII JSON: a lone surrogate (half an emoji in the agent's payload) travels as an escape.
         sock.sendall(json.dumps(request).encode() + b"\n")
         data = b""

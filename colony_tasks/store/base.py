@@ -6,6 +6,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from ..base import sqlite_file
@@ -19,6 +20,18 @@ BUSY_TIMEOUT_MS = 5000
 # The last migration in schema.py (tests/store/test_store.py checks they agree). Knowing it here lets
 # an up-to-date open skip importing the migrations' SQL: every hook opens the store.
 LATEST = 17
+
+
+def schema_version_at(path: str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> int:
+    """The schema version of the SQLite file at ``path``, read without creating, converting
+    (to WAL) or migrating it: 0 for an empty file or another application's database. Raises
+    ``sqlite3.Error`` for a file SQLite cannot read (not a database, locked, missing)."""
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)
+    try:
+        return sqlite_file.version(conn)
+    finally:
+        conn.close()
 
 
 class StoreBase:

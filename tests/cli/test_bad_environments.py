@@ -107,7 +107,8 @@ ENVIRONMENTS: dict[str, tuple[Callable[[Path, pytest.MonkeyPatch], None], tuple[
 STORELESS = {("chain",), ("plan",), ("install",), ("uninstall",)}
 # The relay's status and stop read this machine's relay (and outbox), not the store.
 STORELESS |= {("relay",), ("relay", "status"), ("relay", "stop")}
-# The git guard fails open: a store it cannot read never stops a commit (docs/lifecycle.md).
+# The git guard in warn mode (the default, as here) lets a commit through when it cannot read
+# the store; block mode stops it (tests/usecases/test_commit_guard.py, docs/lifecycle.md).
 STORELESS |= {("guard", "pre-commit")}
 
 

@@ -305,13 +305,31 @@ def _another_user() -> int:
     return uid
 
 
-def test_another_users_hook_is_refused_by_the_relay_and_falls_back(repo: Path):
+#: A client of the relay without the hook client's checks: sends one event, prints the reply.
+RAW_CLIENT = """
+import json, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.connect(sys.argv[1])
+request = {"op": "event", "event": "user-prompt-submit", "agent": "claude", "v": sys.argv[3]}
+request.update(session="s", fields={"prompt": json.loads(sys.argv[2])["prompt"]})
+try:
+    sock.sendall(json.dumps(request).encode() + b"\\n")
+    sys.stdout.write(sock.recv(65536).decode())
+except (BrokenPipeError, ConnectionResetError):  # refused: closed unread
+    pass
+"""
+
+
+def test_another_users_hook_is_refused_by_the_relay_and_falls_back(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+):
     uid = _another_user()
     # A short path other users can traverse (the test's tmp_path is private to root).
     top = Path(tempfile.mkdtemp(prefix="ct-peer-", dir="/tmp"))
     try:
         top.chmod(0o755)
         home = top / "home"
+        monkeypatch.setenv("COLONY_TASKS_HOME", str(home))  # this process asks the relay too
         env = {**os.environ, "COLONY_TASKS_HOME": str(home), "TMPDIR": str(top)}
         start = claude("session-start", "s", repo)
         subprocess.run(
@@ -342,11 +360,23 @@ def test_another_users_hook_is_refused_by_the_relay_and_falls_back(repo: Path):
         # 1. As installed: the 0700 data folder keeps another user from the socket at all.
         refused = as_nobody()
         assert (refused.returncode, refused.stdout, refused.stderr) == (0, b"", b"")
-        # 2. A folder opened up by mistake: the relay itself checks the peer's uid.
+        # 2. A folder opened up by mistake: the other user's client sees a listener of
+        # another uid and sends it nothing (it applies its event itself, in its own store).
         home.chmod(0o755)
         (home / "relay-local.sock").chmod(0o666)
         refused = as_nobody()
         assert (refused.returncode, refused.stdout, refused.stderr) == (0, b"", b"")
+        # 3. A client that skips that check: the relay itself checks the peer's uid.
+        sock = str(home / "relay-local.sock")
+        raw = subprocess.run(
+            [SYSTEM_PYTHON, "-c", RAW_CLIENT, sock, payload, wire.VERSION],
+            capture_output=True,
+            env={"PATH": "/usr/bin:/bin"},
+            user=uid,
+            cwd="/",
+            timeout=30,
+        )
+        assert raw.returncode == 0 and raw.stdout == b"", raw.stderr
         assert any(f"refused a client of uid {uid}" in line for line in log_lines(home))
         assert prompts(home) == []  # nothing was applied for the other user
         assert relay_status(home)["served"] == 0  # the SessionStart applied itself

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from colony_tasks.domain import sessions
 from colony_tasks.store import Store
+from colony_tasks.store.base import LATEST
 from colony_tasks.usecases import actions
 from tests.support.gitutil import GIT_ENV, git
 from tests.support.hookrun import EXE
@@ -172,3 +174,153 @@ def test_uninstall_removes_only_our_guard_and_reinstall_is_idempotent(guarded, h
     assert removed.returncode == 0 and "Removed the git guard" in removed.stdout
     assert not hook_of(guarded).exists()
     assert git(guarded, "status", "--porcelain") == ""  # nothing in the work tree
+
+
+# -- block mode fails closed -----------------------------------------------------------------
+#
+# With git_guard.mode = block the guard stops every commit it cannot check, with one line that
+# says what is wrong and how to get past (fix it, or `git commit --no-verify`); warn mode lets
+# the same commits through, as it always did.
+
+
+def real_store(home: Path) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    Store(home / "colony.db").close()
+    return home / "colony.db"
+
+
+def no_store(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+
+
+def not_a_database(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "colony.db").write_bytes(b"this is not a database" * 100)
+
+
+def empty_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "colony.db").write_bytes(b"")
+
+
+def truncated(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = real_store(home)
+    store = Store(db)
+    for i in range(300):
+        sessions.register(store, f"s{i}", agent="codex", cwd=str(home))
+    store.close()
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 3])
+
+
+def a_folder_in_its_place(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (home / "colony.db").mkdir(parents=True)
+
+
+def unreadable(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads a file whatever its mode (a folder in its place covers it)")
+    real_store(home).chmod(0)
+
+
+def another_applications_database(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(home / "colony.db")
+    db.execute("CREATE TABLE sessions (name TEXT)")  # a table of ours by name, not by shape
+    db.commit()
+    db.close()
+
+
+def schema_claimed_but_missing(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(home / "colony.db")
+    db.execute(f"PRAGMA user_version = {LATEST}")
+    db.close()
+
+
+def newer_schema(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = real_store(home)
+    raw = sqlite3.connect(db)
+    raw.execute(f"PRAGMA user_version = {LATEST + 1}")
+    raw.close()
+
+
+def team_store_unreachable(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("COLONY_TASKS_DATABASE_URL", "postgresql://colony@127.0.0.1:9/colony")
+
+
+BROKEN_STORES = {
+    "no store": (no_store, "no store at"),
+    "not a database": (not_a_database, "file is not a database"),
+    "an empty file": (empty_file, "not a colony-tasks store"),
+    "truncated": (truncated, "malformed"),
+    "a folder in its place": (a_folder_in_its_place, "cannot be read"),
+    "unreadable": (unreadable, "cannot be read"),
+    "another application's database": (another_applications_database, "not a colony-tasks"),
+    "schema claimed, tables missing": (schema_claimed_but_missing, "no such table"),
+    "a newer schema": (newer_schema, "newer colony-tasks"),
+    "team store unreachable": (team_store_unreachable, "team store"),
+}
+
+
+def set_block(home: Path) -> None:
+    settings = home / "settings.json"
+    current = json.loads(settings.read_text()) if settings.exists() else {}
+    settings.write_text(json.dumps({**current, "git_guard": {"mode": "block"}}))
+
+
+def stopped_with_one_line(done: subprocess.CompletedProcess, repo: Path, *words: str) -> None:
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("colony-tasks guard: the commit was stopped:")
+    assert "git commit --no-verify" in lines[0]
+    for word in words:
+        assert word in lines[0]
+    assert git(repo, "log", "-1", "--format=%s") == "init"
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_STORES))
+def test_block_mode_stops_a_commit_when_the_store_is_broken(guarded, home, broken, monkeypatch):
+    make, reason = BROKEN_STORES[broken]
+    make(home, monkeypatch)
+    set_block(home)
+    stopped_with_one_line(commit(guarded, home, "src/api.py"), guarded, reason)
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_STORES))
+def test_warn_mode_lets_the_same_commits_through(guarded, home, broken, monkeypatch):
+    make, _ = BROKEN_STORES[broken]
+    make(home, monkeypatch)
+    done = commit(guarded, home, "src/api.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr in ("",) or done.stderr.startswith("colony-tasks guard: skipped (")
+
+
+def test_block_mode_stops_a_commit_when_the_store_is_locked(guarded, home):
+    db = real_store(home)
+    set_block(home)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds it: no one else may even read
+    try:
+        done = commit(guarded, home, "src/api.py")
+    finally:
+        holder.close()
+    stopped_with_one_line(done, guarded, "database is locked")
+
+
+@pytest.mark.parametrize("text", ["{not json", '["git_guard", "block"]', ""])
+def test_a_settings_file_that_is_not_a_json_object_stops_the_commit(guarded, home, text):
+    """The mode cannot be read, so block mode cannot be ruled out: fail closed, and say so."""
+    real_store(home)
+    (home / "settings.json").write_text(text)
+    stopped_with_one_line(commit(guarded, home, "src/api.py"), guarded, "settings.json")
+
+
+def test_block_mode_with_a_sound_store_and_nothing_held_is_silent(guarded, home):
+    real_store(home)
+    set_block(home)
+    done = commit(guarded, home, "src/api.py")
+    assert done.returncode == 0 and done.stderr == ""
