@@ -1,7 +1,9 @@
-"""The agent process a hook runs under, and the MCP server's ancestors.
+"""The agent process a hook runs under, the MCP server's ancestors, and a relay client's.
 
 Hooks record the agent's pid on the session; the MCP server, a child of the same agent, finds
-its caller by walking its own ancestors to that pid. A hook whose agent process is not the
+its caller by walking its own ancestors to that pid; the relay, told a client's pid by the
+kernel, walks from it to the client's agent (:func:`agent_chain`) rather than believe the pid
+the client sends. A hook whose agent process is not the
 session's recorded, still running, owner may not end or alter it
 (:func:`colony_tasks.domain.sessions.check_owner`). Standard library only.
 
@@ -209,6 +211,24 @@ def agent_pid(*, cheap: bool = False) -> int | None:
             return pid
         pid = info[1]
     return pid
+
+
+def agent_chain(pid: int) -> list[int]:
+    """Process ``pid`` and its ancestors up to the agent it runs under, nearest first: what
+    :func:`agent_pid` finds from inside ``pid``, found from outside (the relay asks it about
+    the client at the other end of its socket; the kernel told it the client's pid). The last
+    entry is the agent; ``[pid]`` alone where the parent cannot be read."""
+    how = backend()
+    info = _stat(pid, how)
+    if info is None or info[1] <= 1:
+        return [pid]
+    chain = [pid, info[1]]
+    for _ in range(4):
+        info = _stat(chain[-1], how)
+        if info is None or info[0] not in SHELLS or info[1] <= 1:
+            break
+        chain.append(info[1])
+    return chain
 
 
 def ancestors(limit: int = 6) -> list[int]:

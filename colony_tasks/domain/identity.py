@@ -4,13 +4,15 @@ The rule, for every front end:
 
 - **Humans** (the CLI, the viewer) act as the name they give: ``human:<name>``, one session per
   name (:func:`colony_tasks.domain.sessions.human_session`). They never act as an agent session.
-- **Agents** reach the core through the MCP server, which tells its caller from the session
-  id its agent put in its environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``, the id its
-  hooks see), or else by process ancestry: the hooks record the agent's pid on its session,
-  and the server's ancestors include that process (Codex passes no id to MCP servers). The
-  environment's id counts only while it names a live agent session (after ``/clear`` the
-  agent moves to a new session and ends the old one; ancestry then finds the new one).
-  :func:`agent_caller` applies the rule:
+- **Agents** reach the core through the MCP server, which tells its caller by process
+  ancestry: the hooks record the agent's pid on its session (the relay takes it from the
+  kernel, not from the hook), and the server's ancestors include that process. The session
+  id the agent put in the server's environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``)
+  only chooses among the sessions of an ancestor (after ``/clear`` one agent process has had
+  two): it counts only while it names a live agent session whose recorded agent process is
+  one of the server's ancestors. An environment is the starter's to write — an agent can
+  start its own ``colony-tasks mcp`` with any session's id — so it never proves anything
+  alone. :func:`agent_caller` applies the rule:
 
   1. The caller is detected: with no ``session_id`` it acts as itself; an explicit
      ``session_id`` must name one of the detected agent process's own live sessions (after
@@ -83,14 +85,23 @@ def _named(store: Store, ref: str) -> tuple[Session, str | None]:
 
 
 def detected(store: Store, pids: Sequence[int], env_session: str | None = None) -> Session | None:
-    """The live agent session named by the agent's environment (``env_session``), else the
-    live session whose hooks ran under the nearest of ``pids`` (the caller's ancestors), or
-    None."""
+    """The live session whose hooks ran under the nearest of ``pids`` (the caller's
+    ancestors), or None; the one the agent's environment names (``env_session``) when it is
+    a live agent session of one of those processes on this machine (see the module
+    docstring: an environment alone proves nothing)."""
+    if not pids:
+        return None
     if env_session:
         named = store.get_session(env_session)
-        if named is not None and named.ended_at is None and not is_human(named):
+        if (
+            named is not None
+            and named.ended_at is None
+            and not is_human(named)
+            and named.agent_pid in pids
+            and named.machine in ("", sessions.identity()[1])
+        ):
             return named
-    return sessions.session_for_process(store, list(pids)) if pids else None
+    return sessions.session_for_process(store, list(pids))
 
 
 def agent_caller(

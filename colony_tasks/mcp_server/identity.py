@@ -1,6 +1,7 @@
 """Who is calling: the session a tool call acts as, by the core's rule
-(:mod:`colony_tasks.domain.identity`) applied to the session id the agent put in this server's
-environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``) and this server's process ancestry.
+(:mod:`colony_tasks.domain.identity`) applied to this server's process ancestry and the
+session id the agent put in its environment (Claude Code's ``CLAUDE_CODE_SESSION_ID``), which
+counts only for a session whose agent process is one of those ancestors.
 
 The ancestry is read once (it does not change while the server lives; off Linux it costs a
 ``ps`` call per step); the session is resolved on every call, because the agent may /clear
@@ -37,5 +38,6 @@ def maybe_caller(store: Store, session_id: str | None) -> Session | None:
 
 
 def env_session() -> str | None:
-    """The session id the agent that started this server gave it, if any."""
+    """The session id the agent that started this server gave it, if any (a hint among the
+    sessions of its ancestors, never a proof: whoever starts the server writes it)."""
     return os.environ.get(SESSION_ENV) or None

@@ -6,6 +6,13 @@ exits at once), writes ``relay-<key>.pid``, removes a dead relay's socket, liste
 unix socket in a 0700 folder, refuses a peer of another uid, and exits after
 :data:`IDLE_EXIT` seconds without requests (in team mode, once its outbox is empty too).
 
+Who sent a request is the kernel's word, not the client's: the relay asks the socket for the
+client's pid (:func:`peer_pid`) as it accepts the connection, walks from it to the agent
+process the client runs under (:func:`colony_tasks.base.procs.agent_chain`) and judges the
+request as that agent's (:func:`vouched`). A session is bound to its agent process at
+SessionStart; an event, a wake wait or a "closing" from any other agent's tree is refused or
+acts only for the sender's own agent, whatever session id and pid the request carries.
+
 A request of another version than this process's makes it retire: it answers
 ``{"retire": true}``, applies nothing more, finishes what is in flight and exits; the client
 handles its event itself and the next hook starts a relay of the new version.
@@ -35,7 +42,7 @@ import threading
 import time
 from typing import Any
 
-from ..base import paths
+from ..base import paths, procs
 from ..base.errors import ColonyError
 from ..base.redact import redact
 from ..store import Store, open_local
@@ -51,6 +58,8 @@ KEEP_KEYS = 7 * 24 * 3600
 MAX_REQUEST = 4 * 1024 * 1024
 #: Linux's SO_PEERCRED / macOS's LOCAL_PEERCRED (level SOL_LOCAL = 0).
 LOCAL_PEERCRED = 0x001
+#: macOS's LOCAL_PEERPID (level SOL_LOCAL): the pid of the process that connected.
+LOCAL_PEERPID = 0x002
 
 
 def peer_uid(conn: socket.socket) -> int | None:
@@ -64,6 +73,50 @@ def peer_uid(conn: socket.socket) -> int | None:
         creds = conn.getsockopt(0, LOCAL_PEERCRED, struct.calcsize("IIh16I"))
         return int(struct.unpack_from("II", creds)[1])
     return None
+
+
+def peer_pid(conn: socket.socket) -> int | None:
+    """The pid of the process that connected at the other end of a unix socket, as the kernel
+    recorded it (Linux's SO_PEERCRED, macOS's LOCAL_PEERPID); None where this platform gives
+    no way to ask."""
+    try:
+        if sys.platform.startswith("linux") and hasattr(socket, "SO_PEERCRED"):
+            creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            pid = struct.unpack("3i", creds)[0]  # struct ucred: pid, uid, gid
+        elif sys.platform == "darwin":
+            pid = struct.unpack("i", conn.getsockopt(0, LOCAL_PEERPID, struct.calcsize("i")))[0]
+        else:
+            return None
+    except OSError:
+        return None
+    return pid if pid > 0 else None
+
+
+def client_chain(conn: socket.socket) -> list[int] | None:
+    """The client at the other end of ``conn`` and its ancestors up to its agent process
+    (:func:`colony_tasks.base.procs.agent_chain`), or None where the kernel names no peer.
+    Read as the connection is accepted, while the client that connected still runs."""
+    pid = peer_pid(conn)
+    return procs.agent_chain(pid) if pid is not None else None
+
+
+def vouched(chain: list[int] | None, claimed: object) -> int | None:
+    """The agent process a request acts for. A pid the client claims is believed only when it
+    lies on the kernel's chain from the client to its agent (the client itself, a shell that
+    wraps it, the agent: what an honest client computes); anything else — null, made up,
+    another agent's — is replaced by the agent the relay found itself. Where the platform
+    names no peer (``chain`` None), the client's word is all there is."""
+    pid = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    if pid is not None and pid <= 1:
+        pid = None
+    if chain is None or pid in chain:
+        return pid
+    if pid is not None:
+        paths.log(
+            f"relay: a client claimed agent process {pid}; the kernel says it is process"
+            f" {chain[0]} under agent process {chain[-1]}: judged as {chain[-1]}"
+        )
+    return chain[-1]
 
 
 class Relay:
@@ -98,6 +151,7 @@ class Relay:
             if uid is not None and uid != os.getuid():
                 paths.log(f"relay {os.getpid()}: refused a client of uid {uid}")
                 return
+            chain = client_chain(conn)
             conn.settimeout(SERVE_WAIT)
             data = b""
             while not data.endswith(b"\n"):
@@ -109,9 +163,9 @@ class Relay:
             if not isinstance(request, dict):
                 reply: dict[str, Any] = {"error": "bad request"}
             elif request.get("op") == "wait" and request.get("v") == wire.VERSION:
-                reply = self.wait(request, conn)
+                reply = self.wait(request, conn, chain)
             else:
-                reply = self.answer(request)
+                reply = self.answer(request, chain)
             try:
                 conn.sendall(json.dumps(reply).encode() + b"\n")
             except OSError:
@@ -126,7 +180,9 @@ class Relay:
                 self.in_flight -= 1
                 self.cond.notify_all()
 
-    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, request: dict[str, Any], chain: list[int] | None) -> dict[str, Any]:
+        """The reply to one request; ``chain``: its client's process chain, as the kernel
+        tells it (:func:`client_chain`)."""
         op = request.get("op")
         # Asking after a relay (doctor, `colony-tasks relay`) or stopping it is any version's.
         if op == "ping":
@@ -144,25 +200,29 @@ class Relay:
         if op == "nudge":
             self.waits.nudge()
             return {}
-        if op == "closing":
-            pid = request.get("pid")
-            return {"ended": self.waits.closing(pid) if isinstance(pid, int) else 0}
-        reply = self.event(request)
-        self.waits.saw(request)
-        return reply
+        if op == "closing":  # only the sender's own agent: it cannot end another's waits
+            pid = vouched(chain, request.get("pid"))
+            return {"ended": self.waits.closing(pid) if pid is not None else 0}
+        return self.event(request, chain)
 
-    def wait(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any]:
-        """A wake wait (:mod:`.waits`): held until an item wakes the session or the wait ends."""
+    def wait(
+        self, request: dict[str, Any], conn: socket.socket, chain: list[int] | None
+    ) -> dict[str, Any]:
+        """A wake wait (:mod:`.waits`): held until an item wakes the session or the wait ends;
+        only for a session bound to the client's own agent process."""
         if self.retiring or self.stopping:
             return {"retire": True}
         conn.settimeout(None)
-        return self.waits.hold(request, conn)
+        return self.waits.hold(request, conn, agent=vouched(chain, request.get("pid")))
 
     def wake_store(self) -> Store | None:
         """The store the wake waits ask (None: unreachable just now)."""
         raise NotImplementedError
 
-    def event(self, request: dict[str, Any]) -> dict[str, Any]:
+    def event(self, request: dict[str, Any], chain: list[int] | None) -> dict[str, Any]:
+        """Apply a hook's event (or, in team mode, answer for its spooled row); ``chain``
+        names the client as :meth:`answer` received it. An applied event tells the waits
+        (:meth:`.waits.Waits.saw`); a refused one changes nothing."""
         raise NotImplementedError
 
     def status(self) -> dict[str, Any]:
@@ -264,7 +324,9 @@ class LocalRelay(Relay):
         self.last_prune = 0.0
         self.tick()
 
-    def event(self, request: dict[str, Any]) -> dict[str, Any]:
+    def event(self, request: dict[str, Any], chain: list[int] | None) -> dict[str, Any]:
+        # The agent process is the kernel's word (see vouched), never what the client put.
+        request = {**request, "pid": vouched(chain, request.get("pid"))}
         start = time.perf_counter()
         try:
             reply = apply_mod.apply(self.store, request)
@@ -279,6 +341,7 @@ class LocalRelay(Relay):
         finally:
             self.work_seconds += time.perf_counter() - start
         self.served += 1
+        self.waits.saw(request)
         return reply
 
     def search_store(self) -> Store:

@@ -53,7 +53,8 @@ class TeamRelay(Relay):
         self.url = url
         self.outbox = Outbox(outbox_path(self.key))
         self.store: PgStore | None = None
-        self.results: dict[int, tuple[float, dict[str, Any]]] = {}
+        # row id → (when, reply, the agent pid the row was spooled with)
+        self.results: dict[int, tuple[float, dict[str, Any], int | None]] = {}
         self.wake = False
         self.down = False
         self.retry_at = 0.0
@@ -148,6 +149,7 @@ class TeamRelay(Relay):
         store = self.store
         assert store is not None
         reply: dict[str, Any] = {}
+        owner = row["agent_pid"]
         try:
             request = json.loads(row["payload"])
             self.busy_since = time.monotonic()
@@ -157,7 +159,7 @@ class TeamRelay(Relay):
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
             self.outbox.done(row["id"])
-            self._answer(row["id"], {})
+            self._answer(row["id"], {}, owner)
             return True
         except ColonyError as refused:
             # The core refused the event (e.g. a hook of another process for a session it does
@@ -165,7 +167,7 @@ class TeamRelay(Relay):
             self.busy_since = None
             paths.log(f"relay: event {row['event']} #{row['id']} refused: {redact(str(refused))}")
             self.outbox.done(row["id"])
-            self._answer(row["id"], {})
+            self._answer(row["id"], {}, owner)
             return True
         except Exception as error:  # noqa: BLE001
             self.busy_since = None
@@ -176,26 +178,32 @@ class TeamRelay(Relay):
             stuck = self.outbox.failed(row["id"], message)
             paths.log(f"relay: event {row['event']} #{row['id']} failed: {message}")
             if stuck:
-                self._answer(row["id"], {})
+                self._answer(row["id"], {}, owner)
             return True
         self.busy_since = None
         self.served += 1
         self.outbox.done(row["id"])
-        self._answer(row["id"], reply)
+        self._answer(row["id"], reply, owner)
+        self.waits.saw(request)
         return True
 
-    def _answer(self, row_id: int, reply: dict[str, Any]) -> None:
+    def _answer(self, row_id: int, reply: dict[str, Any], owner: int | None) -> None:
         now = time.monotonic()
         with self.cond:
-            self.results[row_id] = (now, reply)
-            for stale in [k for k, (at, _) in self.results.items() if now - at > 60]:
+            self.results[row_id] = (now, reply, owner)
+            for stale in [k for k, (at, _, _) in self.results.items() if now - at > 60]:
                 del self.results[stale]
             self.cond.notify_all()
 
-    def reply_for(self, row_id: int, event: str, session: str) -> dict[str, Any]:
+    def reply_for(
+        self, row_id: int, event: str, session: str, chain: list[int] | None = None
+    ) -> dict[str, Any]:
         """The rendered result of the hook's event once applied; while the server is away, the
         one-time notice (or nothing). A session told it was away hears once that it is back,
-        in the first result it actually receives."""
+        in the first result it actually receives. The result goes only to a client of the
+        agent process the row was spooled under (``chain``: the asking client's, as the kernel
+        tells it): another process asking for someone's row id gets nothing, and the row's
+        own hook still gets its reply."""
         with self.cond:
             self.last_request = time.monotonic()
             self.wake = True
@@ -207,7 +215,11 @@ class TeamRelay(Relay):
                 if now >= deadline or (busy is not None and now - busy > self.busy_limit):
                     break
                 self.cond.wait(0.02)
-            found = self.results.pop(row_id, None)
+            found = self.results.get(row_id)
+            if found is not None and chain is not None and found[2] not in (None, *chain):
+                paths.log(f"relay: the reply to event #{row_id} refused to another agent's client")
+                return {}
+            self.results.pop(row_id, None)
         row = EVENTS.get(event)
         speaks = row is not None and not row.quiet and bool(session)
         if found is not None:
@@ -220,13 +232,13 @@ class TeamRelay(Relay):
             return {"context": DOWN_NOTICE}
         return {}
 
-    def event(self, request: dict[str, Any]) -> dict[str, Any]:
+    def event(self, request: dict[str, Any], chain: list[int] | None) -> dict[str, Any]:
         """A hook's spooled event: wait for its row's reply (see :meth:`reply_for`)."""
         row_id = request.get("id")
         if not isinstance(row_id, int):
             return {"error": "team mode takes spooled events only"}
         return self.reply_for(
-            row_id, str(request.get("event", "")), str(request.get("session") or "")
+            row_id, str(request.get("event", "")), str(request.get("session") or ""), chain
         )
 
     def search_store(self) -> PgStore | None:

@@ -2,7 +2,10 @@
 wakes them arrives (see :mod:`colony_tasks.domain.wake`).
 
 A ``colony-tasks hook wait`` client sends ``{"op": "wait", "session": ..., "pid": ...}`` and its
-connection stays open. One thread serves every waiter:
+connection stays open. The wait is held only when the session is bound to the client's own
+agent process, as the kernel names it (the relay passes it in: see
+:func:`colony_tasks.relay.server.vouched`); a wait in another session's name is refused and
+logged, and the session's own wait goes on. One thread serves every waiter:
 
 - about four times a second it checks that each waiter's agent process is alive and its client
   still connected (a kill of the agent, a killed hook: the wait ends, nothing is claimed);
@@ -98,11 +101,14 @@ class Waits:
 
     # -- the waiting client's thread ---------------------------------------------------------
 
-    def hold(self, request: dict[str, Any], conn: socket.socket | None) -> dict[str, Any]:
-        """Hold one wait until it is answered (the serving thread of its connection)."""
+    def hold(
+        self, request: dict[str, Any], conn: socket.socket | None, *, agent: int | None
+    ) -> dict[str, Any]:
+        """Hold one wait until it is answered (the serving thread of its connection).
+        ``agent``: the client's agent process, as the relay established it (not the
+        request's word); the session must be bound to it."""
         session = request.get("session")
-        pid = request.get("pid")
-        pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+        pid = agent
         seconds = request.get("for")
         limit = float(seconds) if isinstance(seconds, int | float) and seconds > 0 else LONGEST
         if not isinstance(session, str) or not session:
@@ -113,6 +119,12 @@ class Waits:
         known = store.get_session(session)
         if known is None or known.ended_at is not None:
             return {"done": "ended" if known else "unknown session"}
+        if pid is None or known.agent_pid != pid:
+            paths.log(
+                f"relay: a wait for {known.handle} refused: it belongs to agent process"
+                f" {known.agent_pid}, the wait comes from agent process {pid}"
+            )
+            return {"done": "not its agent"}
         if not wake.enabled(store, known):
             return {"done": "off"}
         waiter = Waiter(session, pid, conn)

@@ -250,6 +250,7 @@ def _before_read(store: Store, event: Event, tool: ToolUse) -> Result:
     me = store.get_session(event.session_id) if event.session_id else None
     if me is None or not me.lane_id:
         return NOTHING
+    sessions_mod.check_owner(me, event.agent_pid)  # its read notes are its own
     here = records.here_of(store, me, event.cwd)
     rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:

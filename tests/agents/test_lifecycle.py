@@ -134,11 +134,16 @@ def test_claudes_mcp_server_binds_to_its_session_from_the_environment(sandbox):
     with model:
         run = sandbox.claude(model, "Say hello to the lane")
         model.script[0].wait_reached("Claude's first request")
-        # Make process ancestry useless: the session now names a process that is no ancestor
-        # of the MCP server, so only CLAUDE_CODE_SESSION_ID can tell the server who calls.
+        # Make process ancestry ambiguous: a newer live session of the same agent process
+        # (as after /clear), which the process tree alone would pick; CLAUDE_CODE_SESSION_ID
+        # names the one Claude Code runs (it counts because its agent is the server's parent).
         me = sandbox.session("claude")
         store = Store(sandbox.data / "colony.db")
-        store.refresh_session(me["id"], agent_pid=1)
+        mine = store.get_session(me["id"])
+        assert mine is not None and mine.agent_pid
+        sessions.register(
+            store, "decoy-after-clear", agent="claude", cwd=mine.cwd, agent_pid=mine.agent_pid
+        )
         store.close()
         release.set()
         run.finish()

@@ -51,3 +51,32 @@ def test_ancestors_stop_at_the_limit_and_alive_tells_a_gone_process():
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     assert procs.alive(os.getpid()) and not procs.alive(gone.pid) and not procs.alive(None)
+
+
+def test_the_relay_walks_from_a_client_to_the_agent_the_client_itself_names():
+    """``agent_chain`` (the relay's view, from the pid the kernel gives it) ends at the agent
+    ``agent_pid`` finds inside the client, past a wrapping shell."""
+    probe = "import os, sys; from colony_tasks.base import procs;"
+    probe += " print(os.getpid(), procs.agent_pid(), flush=True); sys.stdin.read()"
+    for shell in (False, True):
+        inner = [sys.executable, "-c", probe]
+        command = ["sh", "-c", f'{sys.executable} -c "{probe}"; true'] if shell else inner
+        agent = (
+            "import subprocess, sys\n"
+            f"subprocess.run({command!r})\n"  # the probe inherits the agent's stdin
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", agent],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None and process.stdin is not None
+            client, inside = (int(n) for n in process.stdout.readline().split())
+            chain = procs.agent_chain(client)
+        finally:
+            process.stdin.close()
+            process.wait(timeout=10)
+        assert chain[0] == client and chain[-1] == inside == process.pid
+        assert len(chain) == (3 if shell else 2)  # the client, [its shell,] its agent

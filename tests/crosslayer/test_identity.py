@@ -63,12 +63,21 @@ def test_a_detected_caller_acts_as_itself_and_may_name_itself(db: Store, crew):
     assert identity.agent_caller(db, "sess-me", [ME]).id == "sess-me"
 
 
-def test_the_agents_environment_names_the_caller_before_ancestry(db: Store, crew):
-    # Claude Code gives its MCP server CLAUDE_CODE_SESSION_ID: no process table needed.
-    assert identity.agent_caller(db, None, [], "sess-other").id == "sess-other"
-    assert identity.agent_caller(db, None, [ME], "sess-other").id == "sess-other"
-    with pytest.raises(NotAllowed, match="acts only as itself"):
-        identity.agent_caller(db, crew["me"].handle, [], "sess-other")
+def test_the_agents_environment_chooses_only_among_the_sessions_of_an_ancestor(
+    db: Store, repo: Path, crew
+):
+    # After /clear one agent process has had two live sessions; ancestry alone finds the
+    # newer, Claude Code's CLAUDE_CODE_SESSION_ID names the one it runs now.
+    newer = register(db, "sess-me-2", "claude", repo, ME)
+    assert identity.agent_caller(db, None, [ME]).id == newer.id
+    assert identity.agent_caller(db, None, [ME], "sess-me").id == "sess-me"
+    # A live session of another agent process (its id is printed by `sessions --json`): the
+    # environment of a server that agent did not start proves nothing.
+    assert identity.agent_caller(db, None, [ME], "sess-other").id == newer.id
+    with pytest.raises(NotFound, match="Cannot tell which"):
+        identity.agent_caller(db, None, [], "sess-other")
+    with pytest.raises(NotAllowed, match="must carry the session's key"):
+        identity.agent_caller(db, crew["other"].handle, [], "sess-other")
 
 
 def test_an_ended_unknown_or_human_environment_session_falls_back_to_ancestry(db: Store, crew):
@@ -201,13 +210,20 @@ async def test_mcp_without_ancestry_accepts_only_the_keyed_session_id(
 
 
 @pytest.mark.anyio
-async def test_mcp_binds_to_the_session_its_environment_names(
-    db: Store, crew, monkeypatch: pytest.MonkeyPatch
+async def test_mcp_binds_to_the_session_its_environment_names_among_its_agents(
+    db: Store, repo: Path, crew, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(mcp_identity, "_ANCESTRY", [[]])
-    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-other")
+    monkeypatch.setattr(mcp_identity, "_ANCESTRY", [[ME]])
+    newer = register(db, "sess-me-2", "claude", repo, ME)  # the same agent after /clear
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-me")
     failed, text = await _call("task_post", content="from the environment")
-    assert not failed and json.loads(text)["author"] == crew["other"].handle
+    assert not failed and json.loads(text)["author"] == crew["me"].handle
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "sess-other")  # not an ancestor's session
+    failed, text = await _call("task_post", content="as another agent")
+    assert not failed and json.loads(text)["author"] == newer.handle
+    monkeypatch.setattr(mcp_identity, "_ANCESTRY", [[]])  # no process table: nothing proves it
+    failed, text = await _call("task_post", content="as another agent")
+    assert failed and "Cannot tell which" in text
 
 
 def test_cli_acts_only_as_the_human_named(home: Path, repo: Path, crew, monkeypatch):

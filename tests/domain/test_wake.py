@@ -383,15 +383,19 @@ def test_the_relays_waits_answer_a_wait_from_another_connection(
     another connection committed. Either way a question from elsewhere ends the wait."""
     import threading
 
+    from colony_tasks.domain import sessions
     from colony_tasks.relay.waits import Waits
     from colony_tasks.store import open_store
 
-    idle = join(store, "idle-1", "claude", repo).session
+    # The wait's agent process is this one (the relay passes the one the kernel names).
+    idle = sessions.register(
+        store, "idle-1", agent="claude", cwd=str(repo), agent_pid=os.getpid()
+    ).session
     asker = join(store, "asker-1", "codex", repo).session
     waits = Waits(lambda: store)
     replies: list[dict] = []
     holder = threading.Thread(
-        target=lambda: replies.append(waits.hold({"session": idle.id, "pid": os.getpid()}, None))
+        target=lambda: replies.append(waits.hold({"session": idle.id}, None, agent=os.getpid()))
     )
     holder.start()
     deadline = time.monotonic() + 10

@@ -226,11 +226,15 @@ def test_the_mcp_inspector_cli_lists_and_calls_the_tools(home: Path, tmp_path: P
 async def test_the_server_binds_to_the_session_claude_code_names_in_its_environment(
     home: Path, repo: Path, tmp_path: Path
 ):
-    # A session whose agent process is not among the server's ancestors: only the
-    # environment (as Claude Code starts its stdio MCP servers) can name it.
+    # Two live sessions of this process, the server's parent (an agent after /clear): the
+    # process tree finds the newer, the environment (as Claude Code starts its stdio MCP
+    # servers) names the one the agent runs now.
     home.mkdir(parents=True, exist_ok=True)
     store = Store(home / "colony.db")
-    me = sessions.register(store, "env-claude", agent="claude", cwd=str(repo)).session
+    me = sessions.register(
+        store, "env-claude", agent="claude", cwd=str(repo), agent_pid=os.getpid()
+    ).session
+    sessions.register(store, "newer-claude", agent="claude", cwd=str(repo), agent_pid=os.getpid())
     env = {**server_env(home), "CLAUDE_CODE_SESSION_ID": "env-claude"}
     params = StdioServerParameters(command=str(EXE), args=["mcp"], env=env, cwd=str(repo))
     with (tmp_path / "server.err").open("w") as err:

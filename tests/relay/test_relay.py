@@ -91,10 +91,11 @@ def test_an_event_applied_by_a_relay_that_died_before_answering_is_not_applied_a
     run_hook("session-start", claude("session-start", "s", repo), home)
     payload = claude("user-prompt-submit", "s", repo, prompt="once")
     req = request("user-prompt-submit", "claude", payload, json.dumps(payload).encode()).to_wire()
-    req["pid"] = None
+    req["pid"] = os.getpid()  # the session's agent: its SessionStart hook was our child
     path = wire.socket_path(wire.LOCAL_KEY)
     relay_status(home)
-    assert wire.ask(path, {"v": wire.VERSION, **req}, 5.0) is not None  # the relay applied it
+    reply = wire.ask(path, {"v": wire.VERSION, **req}, 5.0)
+    assert reply is not None and "error" not in reply  # the relay applied it
     apply_here(req)  # ... and the client, not having seen the answer, applies it itself
     apply_here(req)
     assert prompts(home) == ["once"]
