@@ -6,7 +6,6 @@ import os
 import sqlite3
 import threading
 import time
-import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from ..base import sqlite_file
@@ -26,6 +25,8 @@ def schema_version_at(path: str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> i
     """The schema version of the SQLite file at ``path``, read without creating, converting
     (to WAL) or migrating it: 0 for an empty file or another application's database. Raises
     ``sqlite3.Error`` for a file SQLite cannot read (not a database, locked, missing)."""
+    import urllib.parse  # here: only the commit guard asks, and every cold hook opens a store
+
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=busy_timeout_ms / 1000)
     try:
