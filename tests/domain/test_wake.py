@@ -19,7 +19,7 @@ from colony_tasks.store import Store, open_local
 from colony_tasks.usecases import actions, events
 from colony_tasks.usecases.events import Event
 from tests.support.contracts import check_codex
-from tests.support.helpers import join
+from tests.support.helpers import join, wait_held
 from tests.support.hookrun import EXE, claude, codex, relay_status, run_hook
 
 # -- the core rule --------------------------------------------------------------------------
@@ -241,21 +241,6 @@ def _start_wait(home: Path, repo: Path, sid: str) -> subprocess.Popen:
         )
 
 
-def _waiting(home: Path, sid: str, timeout: float = 10.0) -> None:
-    """Until the relay holds a wait for ``sid`` (the session is shown wakeable)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        store = open_local()
-        try:
-            row = store._one("SELECT wake_since FROM sessions WHERE id = ?", (sid,))
-        finally:
-            store.close()
-        if row and row[0] is not None:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"no wait held for {sid}")
-
-
 def _gone(pid: int, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -275,7 +260,7 @@ def test_an_idle_claude_session_is_woken_by_a_question_and_told_nothing_twice(
     run_hook("session-start", claude("session-start", "cc", repo), home, agent="claude")
     relay_status(home)
     waiter = _start_wait(home, repo, "cc")
-    _waiting(home, "cc")
+    wait_held("cc")
     assert relay_status(home)["waits"] == 1
     store = open_local()
     asker = join(store, "cx-1", "codex", repo).session
@@ -298,12 +283,12 @@ def test_the_wait_ends_quietly_when_the_session_ends_or_resumes(home: Path, repo
     run_hook("session-start", claude("session-start", "cc", repo), home, agent="claude")
     relay_status(home)
     waiter = _start_wait(home, repo, "cc")
-    _waiting(home, "cc")
+    wait_held("cc")
     run_hook("user-prompt-submit", claude("user-prompt-submit", "cc", repo, prompt="hi"), home)
     waiter.communicate(timeout=20)
     assert waiter.returncode == 0
     waiter = _start_wait(home, repo, "cc")
-    _waiting(home, "cc")
+    wait_held("cc")
     run_hook("session-end", claude("session-end", "cc", repo, reason="exit"), home)
     out, err = waiter.communicate(timeout=20)
     assert (waiter.returncode, out, err) == (0, b"", b"")
@@ -335,7 +320,7 @@ def test_the_wait_does_not_outlive_its_agent_process(home: Path, repo: Path, tmp
         assert time.monotonic() < deadline, "the stand-in agent did not start its wait"
         time.sleep(0.02)
     wait_pid = int(pid_file.read_text())
-    _waiting(home, "cc")
+    wait_held("cc")
     assert not _gone(wait_pid, 0.3)  # it waits while its agent lives
     fake.send_signal(signal.SIGKILL)
     fake.wait()

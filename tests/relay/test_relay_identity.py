@@ -24,7 +24,7 @@ from colony_tasks.relay import wire
 from colony_tasks.store import Store, open_local
 from colony_tasks.usecases import actions
 from tests.support.gitutil import make_repo
-from tests.support.helpers import snapshot
+from tests.support.helpers import snapshot, wait_held
 from tests.support.hookrun import EXE, claude, relay_status
 from tests.support.standin import StandIn
 
@@ -198,7 +198,7 @@ def test_another_agent_cannot_take_over_or_end_a_sessions_wake_wait(
     thief = None
     try:
         relay_status(home)
-        _held(home, victim.sid)
+        wait_held(victim.sid, timeout=20)
         thief = steal(home, repo, victim, attempt)
         if thief is not None:
             assert thief.wait(timeout=20) == 0  # refused at once: it holds nothing
@@ -220,23 +220,6 @@ def test_another_agent_cannot_take_over_or_end_a_sessions_wake_wait(
         assert (out, err) == (b"", b"")
     if attempt != "closing":  # a closing acts for the sender's own agent: nothing to refuse
         assert refusals(home) == 1  # the attempt in the victim's name is logged
-
-
-def _held(home: Path, sid: str) -> None:
-    """Until the relay holds a wait for ``sid``."""
-    import time
-
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        store = open_local()
-        try:
-            row = store._one("SELECT wake_since FROM sessions WHERE id = ?", (sid,))
-        finally:
-            store.close()
-        if row and row[0] is not None:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"no wait held for {sid}")
 
 
 # -- team mode: the reply to a spooled event ------------------------------------------------------

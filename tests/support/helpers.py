@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import multiprocessing
+import time
 from pathlib import Path
 
 from colony_tasks.domain import sessions
-from colony_tasks.store import Store
+from colony_tasks.store import Store, open_local
 
 
 def join(store: Store, sid: str, agent: str, cwd: Path) -> sessions.Joined:
@@ -77,3 +78,19 @@ def race(target, address: str, item_id: int, sids: list[str]) -> list[tuple[str,
     for p in procs:
         p.join(60)
     return [queue.get(timeout=5) for _ in procs]
+
+
+def wait_held(sid: str, timeout: float = 10.0) -> None:
+    """Until this user's relay holds a wake wait for ``sid`` (the session is shown wakeable in
+    the store of ``COLONY_TASKS_HOME``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        store = open_local()
+        try:
+            row = store._one("SELECT wake_since FROM sessions WHERE id = ?", (sid,))
+        finally:
+            store.close()
+        if row and row[0] is not None:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no wait held for {sid}")
