@@ -66,9 +66,11 @@ class AgentEvent:
     ``tool``: the event is about one tool call; ``quiet``: it never gives the agent text (so it
     is idempotent, and applied without an idempotency key). For the installer: ``matchers``, per
     agent, what the agent's matcher selects (tool names, notification types; none: everything),
-    and ``timeout``, the seconds the agent allows the hook."""
+    and ``timeout``, the seconds the agent allows the hook. ``owner``: the event establishes or
+    checks which agent process owns the session, so the hook finds that process exactly (which
+    may cost a ``ps`` call off Linux) rather than cheaply."""
 
-    __slots__ = ("slug", "names", "fields", "tool", "quiet", "matchers", "timeout")
+    __slots__ = ("slug", "names", "fields", "tool", "quiet", "matchers", "timeout", "owner")
 
     def __init__(
         self,
@@ -80,6 +82,7 @@ class AgentEvent:
         quiet: bool = False,
         matchers: dict[str, str] | None = None,
         timeout: int = 10,
+        owner: bool = False,
     ) -> None:
         self.slug = slug
         self.names = names
@@ -88,6 +91,7 @@ class AgentEvent:
         self.quiet = quiet
         self.matchers = matchers or {}
         self.timeout = timeout
+        self.owner = owner
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -110,7 +114,10 @@ EVENTS = {
     for e in (
         # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
         AgentEvent(
-            "session-start", _both("SessionStart"), fields=(("source", "source", "startup"),)
+            "session-start",
+            _both("SessionStart"),
+            fields=(("source", "source", "startup"),),
+            owner=True,
         ),
         AgentEvent(
             "user-prompt-submit", _both("UserPromptSubmit"), fields=(("prompt", "prompt", ""),)
@@ -163,7 +170,7 @@ EVENTS = {
         ),
         # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex
         # caps at 3.
-        AgentEvent("session-end", _both("SessionEnd"), quiet=True, timeout=3),
+        AgentEvent("session-end", _both("SessionEnd"), quiet=True, timeout=3, owner=True),
     )
 }
 

@@ -173,11 +173,10 @@ def subagent(payload: dict[str, Any]) -> str:
 def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> EventRequest:
     """The relay request for one event: the event's values (the fields its row in
     :data:`colony_tasks.base.agent_events.EVENTS` names), its idempotency key and when it was
-    sent. SessionStart and SessionEnd establish or check who owns the session, so they find
+    sent. An event that establishes or checks who owns the session (the row's ``owner``) finds
     the exact agent process (which may cost a ``ps`` call off Linux). A subagent's events carry
     its name; SubagentStart is its parent's event (the subagent has no session)."""
     row = EVENTS[event]
-    exact = event in ("session-start", "session-end")
     fields: dict[str, str | bool] = {}
     for name, key, default in row.fields:
         if default is False:
@@ -189,7 +188,7 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> Even
         agent,
         session=text(payload, "session_id"),
         cwd=text(payload, "cwd"),
-        pid=agent_pid(cheap=not exact),
+        pid=agent_pid(cheap=not row.owner),
         subagent="" if event == "subagent-start" else subagent(payload),
         key=event_key(event, raw),
         at=time.time(),

@@ -27,6 +27,10 @@ def test_the_installer_installs_the_events_the_table_gives_each_agent(agent: str
     assert installed == expected
 
 
+def test_only_the_events_that_bind_a_session_to_its_agent_pay_for_the_exact_process():
+    assert {slug for slug, row in EVENTS.items() if row.owner} == {"session-start", "session-end"}
+
+
 def test_the_quiet_events_are_the_ones_applied_without_an_idempotency_key():
     assert {slug for slug, row in EVENTS.items() if row.quiet} == events.QUIET
     assert set(EVENTS) - events.QUIET == events.DEDUPED
