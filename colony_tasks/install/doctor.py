@@ -16,7 +16,7 @@ from ..base import backend, environment, paths
 from ..base.errors import ColonyError, NotAllowed
 from ..base.text import ago
 from ..domain import sessions, work
-from ..store import Store, open_store
+from ..store import Store, open_store, wal
 from ..store.pg_schema import LATEST as PG_LATEST
 from ..store.pg_schema import TABLES as PG_TABLES
 from ..store.schema import LATEST
@@ -70,6 +70,7 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
             False,
             f"{path} does not exist yet; hooks create it on the first agent event.",
         )
+    wal.preserve(path)  # before the open's replay could drop what a damaged log holds
     try:
         return Store(path), None
     except sqlite3.DatabaseError as error:
@@ -166,8 +167,14 @@ def _fts(store: Store) -> dict[str, Any]:
 
 
 def _wal(store: Store) -> dict[str, Any]:
-    wal = store.admin.wal_bytes()
-    return check("wal", wal < WAL_WARN_BYTES, f"{wal / 1e6:.1f} MB", fixable=True)
+    """The WAL's size, and what a damaged log lost (recorded by the open that found it: a
+    relay's start, this doctor's, or any open whose replay dropped committed frames)."""
+    size = store.admin.wal_bytes()
+    detail = f"{size / 1e6:.1f} MB"
+    losses = [wal.loss_sentence(r) for r in wal.damage_records()]
+    if losses:
+        detail += ". " + "; ".join(losses) + ". `doctor --fix` marks the recorded losses seen"
+    return check("wal", size < WAL_WARN_BYTES and not losses, detail, fixable=True)
 
 
 def _sessions(store: Store) -> dict[str, Any]:
@@ -364,6 +371,9 @@ def repair(store: Store) -> list[str]:
     archived = archive_hook_log()
     if archived:
         done.append(f"Archived {archived} hook failures to {paths.log_path()}.1.")
+    seen = wal.acknowledge()
+    if seen:
+        done.append(f"Marked {seen} recorded WAL losses seen (the copies stay).")
     busy, frames, copied = store.admin.checkpoint()
     done.append(f"Checkpointed the WAL ({copied} of {frames} frames{', busy' if busy else ''}).")
     return done

@@ -45,7 +45,7 @@ from typing import Any
 from ..base import paths, procs
 from ..base.errors import ColonyError
 from ..base.redact import redact
-from ..store import Store, open_local
+from ..store import Store, open_local, wal
 from . import apply as apply_mod
 from . import wire
 from .waits import Waits
@@ -319,6 +319,9 @@ class LocalRelay(Relay):
 
     def __init__(self) -> None:
         super().__init__(wire.LOCAL_KEY)
+        # Before the store's first open replays the WAL: what a damaged log would drop
+        # silently is kept aside and recorded for `doctor` (see colony_tasks.store.wal).
+        wal.preserve(paths.db_path())
         self.store = open_local()
         self.store.clear_wake_holds()  # a dead relay's: its waiting clients are gone too
         self.last_prune = 0.0
