@@ -9,7 +9,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..base import sqlite_file
-from . import wal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -58,12 +57,7 @@ class StoreBase:
         self.clock = clock
         self._lock = threading.RLock()
         self._depth = 0
-        # What the log held before this open: if the open's replay drops committed frames
-        # (a damaged WAL after a crash), the loss is kept and recorded before any write.
-        mark = wal.shm_mark(self.path)
         self.conn = sqlite_file.connect(self.path, busy_timeout_ms=busy_timeout_ms)
-        if mark is not None:
-            wal.check_replay(self.path, mark, self.conn)
         self.migrate(migrations)
 
     # -- lifecycle -------------------------------------------------------------------------

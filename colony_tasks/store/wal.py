@@ -7,13 +7,15 @@ byte, a torn write on a disk that lied about its flush). SQLite says nothing: th
 opens without them. :func:`scan` walks the same chain and also counts the committed frames of
 the current generation *after* the break — what the replay will drop — and :func:`preserve`
 keeps a copy of that WAL and a record of the loss in the data folder, where ``doctor`` reports
-it. Who looks: every open of the store compares the shared index's last committed frame
-before and after its first read (:func:`check_replay`, two 48-byte reads; a hook applying its
-event itself after a crash is such an open); a relay's start and ``doctor`` scan the whole log
-before they open the store (a WAL is a few megabytes between checkpoints: about 85 µs a frame,
-some 80 ms for 4 MB), which also covers a crash that lost the index. A concurrent writer never
-looks like damage: it only appends after the chain's end, and damage needs a committed frame
-of this generation *past* a broken one.
+it. Who looks, before they open the store: a relay's start, ``doctor``, and a hook that
+found no relay running and applies its event itself (after a crash, the first hook is such a
+one; a relay is started for the next). A WAL is a few megabytes between checkpoints: the scan
+costs about 85 µs a frame of the current log, at most some 80 ms for 4 MB, paid by those
+rare opens only. (Comparing the shared index before and after an open would be cheaper, but
+reading the ``-shm`` file means closing a descriptor of it, which drops every lock this
+process holds on the store.) A concurrent writer never looks like damage: it only appends
+after the chain's end, and damage needs a committed frame of this generation *past* a broken
+one.
 
 The format (https://www.sqlite.org/fileformat.html#the_write_ahead_log): a 32-byte header
 (magic, version, page size, checkpoint sequence, two salts, two checksums), then frames of a
@@ -106,30 +108,6 @@ def scan(wal_path: str) -> Scan | None:
         broken_at = None  # an unfinished last transaction or an older generation: nothing lost
     lost_frames = lost_frames if lost_commits else 0
     return Scan(frames, replayed, broken_at, lost_frames, lost_commits, f"{salt1:08x}{salt2:08x}")
-
-
-def shm_mark(db_path: str) -> tuple[bytes, int] | None:
-    """The salts and last committed frame the shared index names (its first 48 bytes, in
-    this machine's byte order), or None when there is no initialised index: what every
-    connection had acknowledged before this open. Two small reads, cheap enough for any open."""
-    try:
-        with open(db_path + "-shm", "rb") as handle:
-            head = handle.read(48)
-    except OSError:
-        return None
-    if len(head) < 48 or not head[12]:
-        return None
-    return head[32:40], struct.unpack("=I", head[16:20])[0]
-
-
-def check_replay(db_path: str, before: tuple[bytes, int], conn: Any) -> None:
-    """After a fresh connection's first read (which replays the log when the index was
-    stale), compare the index with ``before``: fewer committed frames of the same log means
-    the replay dropped acknowledged transactions — keep and record them (:func:`preserve`)."""
-    conn.execute("PRAGMA schema_version").fetchone()
-    after = shm_mark(db_path)
-    if after is not None and after[0] == before[0] and after[1] < before[1]:
-        preserve(db_path)
 
 
 def damage_path() -> str:

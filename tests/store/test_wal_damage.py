@@ -13,10 +13,13 @@ from click.testing import CliRunner
 
 from colony_tasks.base import paths
 from colony_tasks.cli import cli
+from colony_tasks.hooks.payload import request as hook_request
+from colony_tasks.relay.apply import apply_here
 from colony_tasks.relay.server import LocalRelay
 from colony_tasks.store import open_default, wal
 from colony_tasks.usecases import actions
 from tests.support.helpers import join
+from tests.support.hookrun import claude
 
 PAGE = 4096
 
@@ -171,20 +174,26 @@ def test_doctor_as_the_first_open_records_the_loss(
     assert not check["ok"] and "after frame 12 could not be replayed" in check["detail"]
 
 
-def test_any_open_whose_replay_drops_acknowledged_frames_records_it(
+def first_hook(repo: Path) -> dict:
+    """The first hook after the crash: no relay runs, it applies its event itself."""
+    payload = claude("session-start", "s-after", repo, source="startup")
+    req = hook_request("session-start", "claude", payload, json.dumps(payload).encode())
+    return apply_here(req.to_wire(), check_wal=True)
+
+
+def test_the_first_hook_after_a_crash_records_the_loss_before_its_write(
     home: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """A hook applying its event itself after the crash (no relay yet): the shared index
-    still names every acknowledged frame, so the open sees its replay come up short."""
     crashed_home = post_events(home, repo, 30, index=True)
     monkeypatch.setenv("COLONY_TASKS_HOME", str(crashed_home))
     flip_byte(paths.db_path() + "-wal", 12)
-    before = wal.shm_mark(paths.db_path())
-    assert before is not None
-    store = open_default()  # the first connection rebuilds the index by replaying the log
-    store.close()
+    first_hook(repo)
     [record] = wal.damage_records()
     assert record["broken_at_frame"] == 12 and record["lost_commits"] > 0
+    found = wal.scan(record["copy"])
+    assert found is not None and found.lost_commits == record["lost_commits"]
+    LocalRelay().close()  # the relay it starts does not record it again
+    assert len(wal.damage_records()) == 1
 
 
 def test_an_open_after_a_clean_crash_with_its_index_records_nothing(
@@ -192,7 +201,7 @@ def test_an_open_after_a_clean_crash_with_its_index_records_nothing(
 ):
     crashed_home = post_events(home, repo, 10, index=True)
     monkeypatch.setenv("COLONY_TASKS_HOME", str(crashed_home))
-    open_default().close()
+    first_hook(repo)
     assert wal.damage_records() == [] and notes(crashed_home) == 10
 
 
