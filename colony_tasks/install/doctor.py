@@ -16,6 +16,7 @@ from ..base import backend, environment, paths
 from ..base.errors import ColonyError, NotAllowed
 from ..base.text import ago
 from ..domain import sessions, work
+from ..relay import held
 from ..store import Store, open_store, wal
 from ..store.pg_schema import LATEST as PG_LATEST
 from ..store.pg_schema import TABLES as PG_TABLES
@@ -177,6 +178,16 @@ def _wal(store: Store) -> dict[str, Any]:
     return check("wal", size < WAL_WARN_BYTES and not losses, detail, fixable=True)
 
 
+def _held(store: Store) -> dict[str, Any]:
+    """Events the store could not take (disk full, read-only) and still waiting to be
+    recorded (a relay or the next hook delivers them), and any that keep failing."""
+    found = held.counts()
+    detail = f"{found['held']} waiting, {found['stuck']} failing"
+    if found["held"]:
+        detail += ": the store could not take them; they are recorded once it can be written"
+    return check("held events", found["held"] == 0 and found["stuck"] == 0, detail)
+
+
 def _sessions(store: Store) -> dict[str, Any]:
     silent = store.stale_open_sessions(store.now() - SILENT_SESSION)
     active = len(store.list_sessions(active_only=True, limit=100_000))
@@ -292,6 +303,7 @@ CHECKS = (
     ("integrity", _integrity_check),
     ("fts", _fts),
     ("wal", _wal),
+    ("held events", _held),
     ("sessions", _sessions),
     ("claims", _claims),
     ("work", _work),

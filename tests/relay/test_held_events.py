@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from colony_tasks.cli import cli
 from colony_tasks.hooks.payload import request as hook_request
 from colony_tasks.relay import held
 from colony_tasks.relay.apply import apply_here
@@ -46,6 +48,11 @@ def disk_full(conn: sqlite3.Connection) -> None:
 
 def room(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA max_page_count = 1073741823")
+
+
+def doctor_check(name: str) -> dict[str, Any]:
+    result = CliRunner().invoke(cli, ["doctor", "--json"])
+    return {c["check"]: c for c in json.loads(result.output)["checks"]}[name]
 
 
 BIG = " and more" * 600  # each prompt needs new pages
@@ -83,9 +90,12 @@ def test_a_read_only_store_holds_and_the_next_event_delivers_first(
     relay.store.conn.execute("PRAGMA query_only = 1")  # writes fail as on a read-only mount
     reply = relay.event(record("user-prompt-submit", repo, prompt="while read-only"), None)
     assert reply == {"error": "held"} and prompts(home) == []
+    waiting = doctor_check("held events")
+    assert not waiting["ok"] and waiting["detail"].startswith("1 waiting")
     relay.store.conn.execute("PRAGMA query_only = 0")
     relay.event(record("user-prompt-submit", repo, prompt="after"), None)
     assert prompts(home) == ["while read-only", "after"]
+    assert doctor_check("held events")["ok"]
 
 
 def test_an_event_held_twice_is_delivered_once(relay: LocalRelay, home: Path, repo: Path):
