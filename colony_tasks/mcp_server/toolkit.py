@@ -37,7 +37,9 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from colony_tasks.base.errors import ColonyError, StoreUnavailable, describe
+from colony_tasks.base.redact import redact
 from colony_tasks.store import Store
+from colony_tasks.store.faults import storage_failure
 
 # How the MCP server words the core's next steps (colony_tasks.base.errors.STEPS): as tool calls.
 STEP_WORDING = {
@@ -175,6 +177,12 @@ class ColonyTool(Tool):
                 raise ToolError(describe(error.__cause__, STEP_WORDING)) from error.__cause__
             if isinstance(error.__cause__, StoreUnavailable):  # passing: away, or its lock held
                 raise ToolError(str(error.__cause__)) from error.__cause__
+            cause = storage_failure(error.__cause__) if error.__cause__ else None
+            if cause is not None:  # the store cannot take a write: say so, not a bare failure
+                raise ToolError(
+                    f"{self.name} failed: {redact(cause)}. Nothing of this call was saved;"
+                    " try again once the store can be written (`colony-tasks doctor` checks it)."
+                ) from error.__cause__
             if isinstance(error.__cause__, OverflowError):  # an id beyond SQLite's 64-bit range
                 raise ToolError(
                     f"Invalid arguments for {self.name}: ids are positive integers below 2**63."

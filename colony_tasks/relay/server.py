@@ -45,9 +45,10 @@ from typing import Any
 from ..base import paths, procs
 from ..base.errors import ColonyError
 from ..base.redact import redact
-from ..store import Store, open_local
+from ..store import Store, open_local, wal
+from ..store.faults import storage_failure
 from . import apply as apply_mod
-from . import wire
+from . import held, wire
 from .waits import Waits
 
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
@@ -319,6 +320,9 @@ class LocalRelay(Relay):
 
     def __init__(self) -> None:
         super().__init__(wire.LOCAL_KEY)
+        # Before the store's first open replays the WAL: what a damaged log would drop
+        # silently is kept aside and recorded for `doctor` (see colony_tasks.store.wal).
+        wal.preserve(paths.db_path())
         self.store = open_local()
         self.store.clear_wake_holds()  # a dead relay's: its waiting clients are gone too
         self.last_prune = 0.0
@@ -329,6 +333,9 @@ class LocalRelay(Relay):
         request = {**request, "pid": vouched(chain, request.get("pid"))}
         start = time.perf_counter()
         try:
+            if held.waiting() and not held.drain(self.apply_held):
+                held.hold(request, "events before it are still held")
+                return {"error": "held"}
             reply = apply_mod.apply(self.store, request)
         except ColonyError as refused:
             # The core refused the event (e.g. a hook of another process for a session it does
@@ -336,6 +343,9 @@ class LocalRelay(Relay):
             paths.log(f"relay: {request.get('event')} refused: {redact(str(refused))}")
             return {"error": "refused"}
         except Exception as error:  # noqa: BLE001 - the relay outlives any one event
+            cause = storage_failure(error)
+            if cause is not None and held.hold(request, cause):
+                return {"error": "held"}  # applied once the store takes writes again
             paths.log(f"relay: {request.get('event')} failed: {type(error).__name__}: {error}")
             return {"error": "failed"}
         finally:
@@ -343,6 +353,10 @@ class LocalRelay(Relay):
         self.served += 1
         self.waits.saw(request)
         return reply
+
+    def apply_held(self, request: dict[str, Any]) -> None:
+        apply_mod.apply(self.store, request)
+        self.waits.saw(request)
 
     def search_store(self) -> Store:
         return self.store
@@ -352,6 +366,11 @@ class LocalRelay(Relay):
 
     def tick(self) -> None:
         now = time.time()
+        if held.waiting():
+            try:
+                held.drain(self.apply_held)
+            except Exception as error:  # noqa: BLE001 - the next tick tries again
+                paths.log(f"relay: delivering held events failed: {error}")
         if now - self.last_prune > PRUNE_EVERY:
             self.last_prune = now
             try:
