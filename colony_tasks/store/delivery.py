@@ -250,15 +250,16 @@ class DeliveryMixin(StoreBase):
         """How often the session was woken or kept from stopping since ``since`` (one wake
         delivers its items at one time); with ``sender``, only wakes that delivered one of
         that session's items."""
-        join, by, params = "", "", (session_id, since)
+        join, by, params = "", "", [session_id, since]
         if sender is not None:
             join = " JOIN observations o ON o.id = r.observation_id"
-            by, params = " AND o.session_id = ?", (session_id, since, sender)
+            by = " AND o.session_id = ?"
+            params.append(sender)
         row = self._one(
             f"SELECT COUNT(DISTINCT r.delivered_at) FROM recipients r{join}"
             " WHERE r.session_id = ? AND r.state = 'delivered' AND r.via IS NOT NULL"
             f" AND r.delivered_at >= ?{by}",
-            params,
+            tuple(params),
         )
         return int(row[0]) if row else 0
 

@@ -25,6 +25,8 @@ from colony_tasks.usecases.events import Event
 from tests.support.gitutil import make_repo
 from tests.support.helpers import join
 
+pytestmark = pytest.mark.both_backends
+
 MINUTE = 60.0
 EVERY = 0.625  # one post every 0.625 s: 96 a minute, the rate the attack reached
 
