@@ -88,20 +88,13 @@ def enabled(store: Store, session: Session) -> bool:
 
 def budgets() -> tuple[int, int]:
     """(wakes per minute of one recipient, of one recipient by one sender's items): the
-    settings ``wake.per_minute`` and ``wake.per_sender_per_minute``, else the defaults."""
+    settings ``wake.per_minute`` and ``wake.per_sender_per_minute`` (whole numbers, 0: never),
+    else the defaults."""
     wanted = settings.load().get("wake", {})
-
-    def positive(key: str, default: int) -> int:
-        value = wanted.get(key)
-        return (
-            value
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            else default
-        )
-
-    return positive("per_minute", PER_MINUTE), positive(
-        "per_sender_per_minute", PER_SENDER_PER_MINUTE
-    )
+    found = [wanted.get("per_minute"), wanted.get("per_sender_per_minute")]
+    defaults = (PER_MINUTE, PER_SENDER_PER_MINUTE)
+    chosen = [v if type(v) is int and v >= 0 else d for v, d in zip(found, defaults, strict=True)]
+    return chosen[0], chosen[1]
 
 
 def may_wake(store: Store, session_id: str, items: Sequence[Observation]) -> bool:

@@ -257,6 +257,9 @@ def test_the_wake_budgets_are_settings(unguarded, home: Path):
         home, chains={"loop_limit": 100_000}, wake={"per_minute": 1, "per_sender_per_minute": 1}
     )
     assert wake.budgets() == (1, 1)
+    _settings(home, wake={"per_minute": True, "per_sender_per_minute": "2"})
+    assert wake.budgets() == (wake.PER_MINUTE, wake.PER_SENDER_PER_MINUTE)
+    _settings(home, chains={"loop_limit": 100_000}, wake={"per_minute": 1})
     other = join(store, "sender-2", "codex", sleeper.cwd).session
     actions.post(store, sender, "Stop.", urgent=True)
     assert wake.claim(store, sleeper.id)
