@@ -6,7 +6,8 @@ Keys (all optional)::
      "git_guard": {"mode": "warn" | "block"},  # block: the pre-commit guard stops the commit
      "search": {"embedder": "minilm" | "static" | "minilm-torch" | "none"},
      "chains": {"loop_limit": 8},
-     "wake": {"enabled": true, "off_repos": []}}  # waking idle sessions (wake.py)
+     "wake": {"enabled": true, "off_repos": [],  # waking idle sessions (wake.py)
+              "per_minute": 4, "per_sender_per_minute": 2}}  # wakes of one recipient
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "git_guard": {"mode": "warn"},
     "search": {"embedder": "minilm"},
     "chains": {"loop_limit": 8},
-    "wake": {"enabled": True, "off_repos": []},
+    "wake": {"enabled": True, "off_repos": [], "per_minute": 4, "per_sender_per_minute": 2},
 }
 
 

@@ -24,7 +24,7 @@ from ..base.kinds import MESSAGE_KINDS, ObsKind, TaskMode, TaskStatus
 from ..base.models import Observation, Record, Session, Task
 from ..base.text import one_line
 from ..store import Store
-from . import messages
+from . import messages, scope
 from .messages import Posted
 from .sessions import find_session
 from .tasks import get_task, handle_of
@@ -161,6 +161,7 @@ def add(store: Store, coordinator: Session, chain_id: int, participant: str, pro
             raise InvalidInput("The coordinator is already on the chain.")
         if target.ended_at is not None:
             raise Conflict(f"Session {target.handle} has ended; add an active session.")
+        scope.check_addable(store, coordinator, target)
         store.add_participant(task.id, target.id)
         return _give_turn(store, task, coordinator, target, text, "add")
 

@@ -1,7 +1,8 @@
 """Thread messages: the one primitive every post, answer, handoff and turn is stored through.
 
-:func:`insert_message` resolves who a message is for, applies the loop guard and records the
-recipients, inside the caller's transaction. :func:`writable` is the gate for any write to a
+:func:`insert_message` checks that the author may write to the task (an agent only in lanes of
+repositories it works in: :mod:`colony_tasks.domain.scope`), resolves who a message is for,
+applies the loop guard and records the recipients, inside the caller's transaction. :func:`writable` is the gate for any write to a
 task (open task, live author). Chain rules (the turn holder, turn numbers) wrap this module in
 :mod:`colony_tasks.domain.chains`; posting and answering live in :mod:`colony_tasks.domain.posts`.
 """
@@ -18,6 +19,7 @@ from ..base.models import Observation, Record, Session, Task
 from ..base.redact import redact
 from ..base.text import MAX_TEXT_CHARS
 from ..store import Store
+from . import scope
 from .sessions import lookup
 
 BROADCAST = ("", "any", "all", "*")
@@ -97,6 +99,11 @@ def addressed_to(obs: Observation, session: Session) -> bool:
     return obs.to is None or obs.to in (session.handle, session.agent)
 
 
+def loop_limit() -> int:
+    """How many agent requests in a row a task takes without a human (``chains.loop_limit``)."""
+    return int(settings.get("chains", "loop_limit") or 8)
+
+
 def check_loop_guard(
     store: Store,
     task: Task,
@@ -104,14 +111,16 @@ def check_loop_guard(
     kind: str,
     to: str | None,
     recipients: Sequence[Session],
+    urgent: bool = False,
 ) -> None:
-    """Refuse the next agent request (a question, handoff or turn, addressed or broadcast)
-    once the limit since a human event is reached."""
-    if session.agent == AgentKind.HUMAN or kind not in DIRECTED_REQUESTS:
+    """Refuse the next agent request — a question, handoff or turn (addressed or broadcast),
+    or any item marked urgent: whatever may wake someone — once the limit since a human event
+    is reached. A woken turn's prompt is no human event (:func:`colony_tasks.domain.wake.woken_turn`)."""
+    if session.agent == AgentKind.HUMAN or (kind not in DIRECTED_REQUESTS and not urgent):
         return
     if kind == ObsKind.TURN and all(r.agent == AgentKind.HUMAN for r in recipients):
         return  # passing the turn to a human is how loops end
-    limit = int(settings.get("chains", "loop_limit") or 8)
+    limit = loop_limit()
     count = store.directed_agent_items_since(task.id, store.last_human_event(task.id))
     if count >= limit:
         raise LoopGuard(
@@ -154,9 +163,10 @@ def insert_message(
     Callers pass the gate first; on a chain they go through :func:`colony_tasks.domain.chains.insert`,
     which numbers the turn and hands it back.
     """
+    scope.check_task(store, task, session)
     store.add_participant(task.id, session.id)
     addressee, recipients = resolve_recipients(store, task, session, to)
-    check_loop_guard(store, task, session, kind, addressee, recipients)
+    check_loop_guard(store, task, session, kind, addressee, recipients, urgent)
     obs_id = store.add_observation(
         kind,
         body,

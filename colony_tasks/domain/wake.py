@@ -23,6 +23,15 @@ its recipient (:func:`sender_news`); at posting time it is told whether its reci
 and is being woken or will see it at its next turn (:func:`recipient_status`). A recipient
 that ended first is today's undeliverable rule: the sender is told to re-address it to the lane.
 
+Waking is bounded. A recipient is woken (or kept from stopping) at most
+:data:`PER_MINUTE` times a minute, and by one sender's items at most :data:`PER_SENDER_PER_MINUTE`
+times (settings ``wake.per_minute``, ``wake.per_sender_per_minute``; :func:`may_wake`). An item
+over the limit is never dropped: only its wake is withheld, and it is delivered at the
+recipient's next turn, or by a later wake once the minute has passed. Every item that wakes
+counts toward the loop guard whatever its kind (:func:`colony_tasks.domain.messages.check_loop_guard`),
+and the prompt a woken turn starts with is not a human's (:func:`woken_turn`): it resets nothing.
+Who may wake whom at all is :mod:`colony_tasks.domain.scope` (lanes of repositories one works in).
+
 Waking is on by default; ``settings.json`` turns it off for the user (``{"wake": {"enabled":
 false}}``) or for some repositories (``{"wake": {"off_repos": ["~/src/shop", ...]}}``: a work
 tree's folder, its repository's name or identity).
@@ -46,6 +55,10 @@ DIRECTED = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)
 ALWAYS = (ObsKind.INTERFACE,)
 #: How many stops in a row Codex's stop gate holds back before it lets the session stop.
 MAX_STOP_BLOCKS = 3
+#: Default wake budgets: wakes of one recipient, and by one sender's items, per :data:`WINDOW`.
+PER_MINUTE = 4
+PER_SENDER_PER_MINUTE = 2
+WINDOW = 60.0
 VIA_WAKE = "wake"
 VIA_STOP = "stop"
 PREFIX = "colony-tasks"
@@ -73,6 +86,41 @@ def enabled(store: Store, session: Session) -> bool:
     return True
 
 
+def budgets() -> tuple[int, int]:
+    """(wakes per minute of one recipient, of one recipient by one sender's items): the
+    settings ``wake.per_minute`` and ``wake.per_sender_per_minute`` (whole numbers, 0: never),
+    else the defaults."""
+    wanted = settings.load().get("wake", {})
+    found = [wanted.get("per_minute"), wanted.get("per_sender_per_minute")]
+    defaults = (PER_MINUTE, PER_SENDER_PER_MINUTE)
+    chosen = [v if type(v) is int and v >= 0 else d for v, d in zip(found, defaults, strict=True)]
+    return chosen[0], chosen[1]
+
+
+def may_wake(store: Store, session_id: str, items: Sequence[Observation]) -> bool:
+    """Whether waking ``session_id`` for ``items`` now keeps within its budgets: it was woken
+    fewer than ``per_minute`` times in the last minute, and one of the items comes from a
+    sender whose items woke it fewer than ``per_sender_per_minute`` times (the others ride
+    along: they would be delivered at its next turn anyway)."""
+    per_recipient, per_sender = budgets()
+    since = store.now() - WINDOW
+    if store.wakes_since(session_id, since) >= per_recipient:
+        return False
+    senders = {o.session_id for o in items}
+    return any(
+        sender is None or store.wakes_since(session_id, since, sender=sender) < per_sender
+        for sender in senders
+    )
+
+
+def woken_turn(store: Store, session_id: str) -> bool:
+    """Whether the session's event now (a prompt) is its first since it was woken or kept
+    from stopping: the prompt its woken turn starts with, colony-tasks' own words, not its
+    human's. Read before the event refreshes the session."""
+    session = store.get_session(session_id)
+    return session is not None and store.woken_after(session_id, session.last_seen_at)
+
+
 def pending(store: Store, session_id: str) -> list[Observation]:
     """The undelivered items that would wake this session, oldest first (nothing claimed)."""
     return store.pending_wake(session_id, DIRECTED, ALWAYS)
@@ -80,8 +128,14 @@ def pending(store: Store, session_id: str) -> list[Observation]:
 
 def ready(store: Store, session_ids: Iterable[str]) -> dict[str, bool]:
     """For many waiting sessions in one query: ``{session_id: ended}`` for each that ended or
-    has an item that wakes it. The relay asks this for all its waiters at once."""
-    return store.sessions_to_wake(list(session_ids), DIRECTED, ALWAYS)
+    has an item that wakes it within its budgets (:func:`may_wake`). The relay asks this for
+    all its waiters at once; only sessions with such an item cost a query more."""
+    found = store.sessions_to_wake(list(session_ids), DIRECTED, ALWAYS)
+    return {
+        sid: ended
+        for sid, ended in found.items()
+        if ended or may_wake(store, sid, pending(store, sid))
+    }
 
 
 def claim(
@@ -89,7 +143,8 @@ def claim(
 ) -> list[Observation]:
     """Take the items that wake this session, marked delivered (``via``) in one transaction:
     whoever claims first — this, or the session's own next hook — delivers, never both.
-    ``urgent_only``: only urgent items (Codex's stop gate)."""
+    ``urgent_only``: only urgent items (Codex's stop gate). Nothing when the session's wake
+    budgets are spent (:func:`may_wake`): the items wait for its next turn."""
 
     def found() -> list[Observation]:
         items = pending(store, session_id)
@@ -102,7 +157,7 @@ def claim(
         if session is None or session.ended_at is not None:
             return []
         items = found()
-        if not items:
+        if not items or not may_wake(store, session_id, items):
             return []
         store.mark_delivered(session_id, [o.id for o in items], via=via)
         delivery.after_directed(store, session, items)
@@ -160,7 +215,8 @@ def woken(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
 def recipient_status(store: Store, obs: Observation | None, recipient: dict[str, Any]) -> str:
     """For the sender, per recipient of ``obs``: ``woke`` / ``kept from stopping`` (it was
     delivered so), ``delivered``, ``waking`` (it idles with a wake wait held: it is woken
-    now), ``before it stops`` (an urgent item to Codex), ``next turn`` (it sees it at its
+    now; ``next turn (wake limit reached)`` when its wake budgets are spent), ``before it
+    stops`` (an urgent item to Codex), ``next turn`` (it sees it at its
     next hook), or ``ended: re-address it to the lane``."""
     state = recipient.get("state")
     if state == "delivered":
@@ -173,7 +229,8 @@ def recipient_status(store: Store, obs: Observation | None, recipient: dict[str,
     if obs is None or not wakes(obs):
         return "next turn"
     if recipient.get("wake_since") is not None:
-        return "waking"
+        held = not may_wake(store, str(recipient.get("session_id")), [obs])
+        return "next turn (wake limit reached)" if held else "waking"
     if recipient.get("agent") == AgentKind.CODEX and obs.urgent:
         return "next hook, or before it stops"
     return "next turn"

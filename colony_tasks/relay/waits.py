@@ -14,7 +14,10 @@ logged, and the session's own wait goes on. One thread serves every waiter:
   applied an event itself (it nudges), or, on PostgreSQL (no such counter), once every
   :data:`POLL_NO_VERSION` seconds — one query for all waiters (:func:`colony_tasks.domain.wake.ready`);
 - a session with an item is woken: the items are claimed (:func:`colony_tasks.domain.wake.claim`)
-  and the reply ``{"wake": text, "ids": [...]}`` ends its client with exit 2;
+  and the reply ``{"wake": text, "ids": [...]}`` ends its client with exit 2 — unless its wake
+  budgets are spent (:func:`colony_tasks.domain.wake.may_wake`): the wait then goes on, and a
+  later check (at most :data:`FULL_EVERY` seconds on) wakes it once the minute has passed, if
+  its next turn has not delivered the items first;
 - the wait ends quietly (``{"done": why}``) when the session ends, resumes on its own (the relay
   applies any of its events but Stop, StopFailure and Notification), its agent shuts down (its
   MCP server, stopping, sends ``{"op": "closing", "pid": <agent pid>}``: Claude Code waits up

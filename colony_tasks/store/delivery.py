@@ -1,6 +1,7 @@
 """SQL for delivery: who a directed message is for, and whether it has reached them.
 
-Also the two counts the loop guard reads (agent requests since the last human event).
+Also the two counts the loop guard reads (agent requests since the last human event), and the
+queries of the wake budgets and of where a session may write.
 """
 
 from __future__ import annotations
@@ -233,14 +234,64 @@ class DeliveryMixin(StoreBase):
         return int(row[0] or 0) if row else 0
 
     def directed_agent_items_since(self, task_id: int, after_id: int) -> int:
-        """Agent-authored questions, handoffs and turn passes, addressed or broadcast."""
+        """Agent-authored items that may wake someone: questions, handoffs and turn passes
+        (addressed or broadcast) and any urgent item, whatever its kind."""
         row = self._one(
             "SELECT COUNT(*) FROM observations o JOIN sessions s ON s.id = o.session_id"
             " WHERE o.task_id = ? AND o.id > ? AND s.agent != 'human'"
-            " AND o.kind IN ('question', 'handoff', 'turn')",
+            " AND (o.kind IN ('question', 'handoff', 'turn') OR o.urgent = 1)",
             (task_id, after_id),
         )
         return int(row[0]) if row else 0
+
+    # -- wake budgets and scope (colony_tasks.domain.wake and .scope hold the rules) ---------
+
+    def wakes_since(self, session_id: str, since: float, *, sender: str | None = None) -> int:
+        """How often the session was woken or kept from stopping since ``since`` (one wake
+        delivers its items at one time); with ``sender``, only wakes that delivered one of
+        that session's items."""
+        join, by, params = "", "", [session_id, since]
+        if sender is not None:
+            join = " JOIN observations o ON o.id = r.observation_id"
+            by = " AND o.session_id = ?"
+            params.append(sender)
+        row = self._one(
+            f"SELECT COUNT(DISTINCT r.delivered_at) FROM recipients r{join}"
+            " WHERE r.session_id = ? AND r.state = 'delivered' AND r.via IS NOT NULL"
+            f" AND r.delivered_at >= ?{by}",
+            tuple(params),
+        )
+        return int(row[0]) if row else 0
+
+    def woken_after(self, session_id: str, since: float) -> bool:
+        """Whether the session was woken or kept from stopping at ``since`` or later."""
+        row = self._one(
+            "SELECT 1 FROM recipients WHERE session_id = ? AND state = 'delivered'"
+            " AND via IS NOT NULL AND delivered_at >= ? LIMIT 1",
+            (session_id, since),
+        )
+        return row is not None
+
+    def worked_repos(self, session_id: str) -> set[str]:
+        """Repositories whose lane tasks hold this session's own recorded work (its hooks'
+        prompts, edits and commands)."""
+        rows = self._all(
+            "SELECT DISTINCT l.repo_id FROM observations o JOIN tasks t ON t.id = o.task_id"
+            " JOIN lanes l ON l.id = t.lane_id WHERE o.session_id = ?"
+            " AND o.kind IN ('prompt', 'edit', 'command')",
+            (session_id,),
+        )
+        return {r[0] for r in rows}
+
+    def addressed_by_human(self, task_id: int, handle: str) -> bool:
+        """Whether a human addressed an item of the task to ``handle`` (a question, a chain
+        turn, a reassigned work item): the human joined that session to the task."""
+        row = self._one(
+            "SELECT 1 FROM observations o JOIN sessions s ON s.id = o.session_id"
+            " WHERE o.task_id = ? AND o.to_target = ? AND s.agent = 'human' LIMIT 1",
+            (task_id, handle),
+        )
+        return row is not None
 
     def mark_undeliverable(self, session_id: str) -> list[int]:
         """The session ended: its pending deliveries can no longer happen. Items that no longer

@@ -187,10 +187,13 @@ def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
-    """Record the prompt and deliver what is new since the session's last turn."""
+    """Record the prompt and deliver what is new since the session's last turn. The prompt a
+    woken turn starts with (its first event since a wake) is colony-tasks' own delivery, not
+    its human's: it is not recorded, so it resets no loop guard (:func:`wake.woken_turn`)."""
+    woken = bool(event.session_id) and wake.woken_turn(store, event.session_id)
     here = _here(store, event)
     me = here.session
-    if text.strip():
+    if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
     return Result(
         me,

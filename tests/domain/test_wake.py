@@ -181,12 +181,14 @@ def test_codex_stop_is_never_held_for_a_non_urgent_question(tmp_path, repo, home
 def test_codex_stop_is_held_at_most_three_times_in_a_row(tmp_path, repo, home):
     store = open_local()
     cx = join(store, "cx-1", "codex", repo).session
-    other = join(store, "cc-1", "claude", repo).session
+    # Three senders: one sender's items hold a stop at most wake.PER_SENDER_PER_MINUTE times.
+    senders = [join(store, f"cc-{n}", "claude", repo).session for n in range(3)]
     reasons = []
     for n in range(3):
-        actions.post(store, other, f"urgent {n}", urgent=True)
+        actions.post(store, senders[n], f"urgent {n}", urgent=True)
         reasons.append(_stop(store, cx.id, repo, n > 0))
     assert all(reasons) and "last time" in (reasons[2] or "")
+    other = senders[0]
     actions.post(store, other, "urgent 3", urgent=True)
     # The fourth stop goes through; the human is told why an urgent item is left unread.
     notice = _stop_notice(store, cx.id, repo, True)
@@ -196,7 +198,7 @@ def test_codex_stop_is_held_at_most_three_times_in_a_row(tmp_path, repo, home):
     assert [o.text for u in nxt.updates for o in u.items].count("urgent 3") == 1
     assert (briefing.render(store, nxt)[0] or "").count("urgent 3") == 1
     # A fresh stop (not following a held one) may be held again.
-    actions.post(store, other, "urgent 4", urgent=True)
+    actions.post(store, senders[1], "urgent 4", urgent=True)
     assert _stop(store, cx.id, repo, False) is not None
     store.close()
 

@@ -22,6 +22,7 @@ from colony_tasks.domain import identity, sessions
 from colony_tasks.mcp_server.server import build_server
 from colony_tasks.store import Store, open_default
 from colony_tasks.usecases import actions
+from tests.support.gitutil import make_repo
 from tests.support.helpers import snapshot
 
 pytestmark = pytest.mark.anyio
@@ -729,3 +730,26 @@ async def test_a_store_that_cannot_take_the_write_is_named_as_the_cause(
 
     assert not text.startswith("Error executing tool"), text
     assert cause in text and "nothing of this call was saved" in text.lower(), text
+
+
+async def test_a_task_id_of_another_repository_is_a_tool_error_that_says_why(
+    lane: Lane, tmp_path: Path
+):
+    other = sessions.register(
+        lane.store,
+        "sess-x",
+        agent="claude",
+        cwd=str(make_repo(tmp_path / "other")),
+        agent_pid=AGENT,
+    )
+    async with connected() as client:
+        for tool, args in [
+            ("task_post", {"content": "Stop.", "urgent": True}),
+            ("ask_question", {"question": "Port?", "to": other.session.handle}),
+            ("hand_off", {"summary": "Take it.", "to": other.session.handle}),
+        ]:
+            text = await error(
+                client, tool, task_id=other.task.id, session_id=lane.a.handle, **args
+            )
+            assert "another repository" in text and "List tasks" in text, text
+    assert lane.store.timeline(other.task.id, kinds=["note", "question", "handoff"]) == []
