@@ -27,6 +27,8 @@ import json
 from operator import itemgetter
 from typing import Any, ClassVar, Self, dataclass_transform
 
+from .text import one_line
+
 
 def _is_class_var(annotation: Any) -> bool:
     text = annotation if isinstance(annotation, str) else repr(annotation)
@@ -160,10 +162,12 @@ class Session(Record):
 
 def who_of(developer: str | None, machine: str | None) -> str:
     """``alice@laptop``: who runs a session and where, or '' when neither is known. Every
-    front end shows a session (its posts, its claims) by this one string."""
+    front end shows a session (its posts, its claims) by this one string, on one line and
+    fenced (:func:`colony_tasks.base.text.one_line`): a peer's machine chooses both names."""
+    developer, machine = one_line(developer), one_line(machine)
     if developer and machine:
         return f"{developer}@{machine}"
-    return developer or machine or ""
+    return developer or machine
 
 
 def who_for(who: str, me: Session | None) -> str:

@@ -10,7 +10,7 @@ import click
 
 from ..base.kinds import ObsKind
 from ..base.models import Session
-from ..base.text import iso
+from ..base.text import iso, one_line
 from ..render.lines import item_line
 from ..store import Store
 from ..usecases import actions
@@ -48,7 +48,7 @@ def chain_create(store: Store, name: str, as_name: str | None, as_json: bool) ->
     emit(
         as_json,
         chain,
-        lambda: f"Created chain {chain.chain_id} “{chain.title}”; you hold the turn.",
+        lambda: f"Created chain {chain.chain_id} “{one_line(chain.title)}”; you hold the turn.",
     )
 
 
@@ -126,8 +126,9 @@ def chain_show(store: Store, chain_id: int, as_json: bool) -> None:
 
     def render() -> str:
         lines = [
-            f"Chain {chain.chain_id}: {chain.title} [{chain.status}]",
-            f"Coordinator: {chain.coordinator}; turn holder: {chain.turn_holder or '—'}",
+            f"Chain {chain.chain_id}: {one_line(chain.title)} [{chain.status}]",
+            f"Coordinator: {one_line(chain.coordinator)};"
+            f" turn holder: {one_line(chain.turn_holder) or '—'}",
             "",
         ]
         for obs in items:

@@ -7,7 +7,7 @@ import click
 from ..base import paths
 from ..base.kinds import Presence
 from ..base.models import Session
-from ..base.text import ago, iso
+from ..base.text import ago, iso, one_line
 from ..domain import presence
 from ..domain.tasks import STATUS_FILTERS
 from ..render.lines import item_line
@@ -123,11 +123,11 @@ def tasks_show(store: Store, task_id: int, limit: int, as_json: bool) -> None:
 
 def render_task(data: dict, now: float) -> str:
     task, lane = data["task"], data["lane"]
-    lines = [f"Task {task.id}: {task.title} [{task.mode}, {task.status}]"]
+    lines = [f"Task {task.id}: {one_line(task.title)} [{task.mode}, {task.status}]"]
     if lane:
-        lines.append(f"Lane: {lane.root} @ {lane.branch or '(no branch)'}")
+        lines.append(f"Lane: {one_line(lane.root)} @ {one_line(lane.branch) or '(no branch)'}")
     who = ", ".join(
-        f"{p.handle} ({'ended' if p.ended_at else ago(p.last_seen_at, now)})"
+        f"{one_line(p.handle)} ({'ended' if p.ended_at else ago(p.last_seen_at, now)})"
         for p in data["participants"]
     )
     lines.append(f"Participants: {who or 'none'}")
@@ -142,19 +142,21 @@ def render_task(data: dict, now: float) -> str:
     if data["undelivered"]:
         lines.append("Directed items not yet delivered:")
         lines.extend(
-            f"  #{u['id']} {u['kind']} {u['sender']} → {u['recipient']} ({u['state']})"
+            f"  #{u['id']} {u['kind']} {one_line(u['sender'])} → {one_line(u['recipient'])}"
+            f" ({u['state']})"
             for u in data["undelivered"]
         )
     if task.mode == "chain":
         lines.insert(
             1,
-            f"Chain: coordinator {data['coordinator']}, turn {task.turn_seq},"
-            f" turn holder {data['turn_holder']}",
+            f"Chain: coordinator {one_line(data['coordinator'])}, turn {task.turn_seq},"
+            f" turn holder {one_line(data['turn_holder'])}",
         )
     if data["claims"]:
         lines.append("Claims:")
         lines.extend(
-            f"  {c['pattern']} — {c['holder']} ({c['state']}, since {ago(c['since'], now)})"
+            f"  {one_line(c['pattern'])} — {one_line(c['holder'])}"
+            f" ({c['state']}, since {ago(c['since'], now)})"
             for c in data["claims"]
         )
     lines.append("")

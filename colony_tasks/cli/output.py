@@ -1,4 +1,6 @@
-"""One output convention for every command: human-readable text, or ``--json``."""
+"""One output convention for every command: human-readable text, or ``--json``; either way
+fenced, so no text another party wrote can act on the terminal (a clipboard write, a link, a
+cleared screen) or start a line of its own (:mod:`colony_tasks.base.text`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import click
 
 from ..base.models import plain
+from ..base.text import escape_unsafe, fence, one_line
 from ..store import Store, open_default
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -33,12 +36,18 @@ def json_option(func: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")(func)
 
 
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON, fenced the JSON way (:func:`.escape_unsafe`): a machine
+    reads the exact data, a terminal receives no control or invisible character."""
+    return escape_unsafe(json.dumps(plain(data), ensure_ascii=False, indent=2))
+
+
 def emit(as_json: bool, data: Any, render: Callable[[], str]) -> None:
-    """Print ``data`` as JSON, or the text ``render()`` returns."""
+    """Print ``data`` as JSON, or the text ``render()`` returns, fenced."""
     if as_json:
-        click.echo(json.dumps(plain(data), ensure_ascii=False, indent=2))
+        click.echo(json_text(data))
     else:
-        text = render()
+        text = fence(render())
         if text:
             click.echo(text)
 
@@ -60,6 +69,7 @@ def with_store(func: Callable) -> Callable:
 def table(rows: list[list[str]], headers: list[str]) -> str:
     if not rows:
         return ""
+    rows = [[one_line(cell) for cell in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
     for row in rows:

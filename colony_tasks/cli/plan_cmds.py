@@ -10,7 +10,7 @@ import click
 
 from ..base.kinds import FINISH_STATES
 from ..base.models import Session, WorkItem
-from ..base.text import ago
+from ..base.text import ago, one_line
 from ..domain import work
 from ..store import Store
 from ..usecases import actions
@@ -31,8 +31,8 @@ def _as_me(store: Store, as_name: str | None, act: Callable[[Session], T]) -> T:
 
 
 def _line(item: WorkItem) -> str:
-    owner = f" ({item.owner_handle})" if item.owner_handle else ""
-    return f"#{item.id} {item.title} [{item.state}]{owner}"
+    owner = f" ({one_line(item.owner_handle)})" if item.owner_handle else ""
+    return f"#{item.id} {one_line(item.title)} [{item.state}]{owner}"
 
 
 @cli.group(invoke_without_command=True, context_settings=CONTEXT_SETTINGS)
@@ -80,7 +80,7 @@ def plan_show(store: Store, task_id: int | None = None, as_json: bool = False) -
                 ]
             )
         counts = ", ".join(f"{n} {s}" for s, n in board.counts.items() if n)
-        head = f"Plan of task {board.task_id} {board.title} ({counts}):"
+        head = f"Plan of task {board.task_id} {one_line(board.title)} ({counts}):"
         return "\n".join([head, table(rows, ["ITEM", "TITLE", "STATE", "OWNER", "AFTER", "FILES"])])
 
     emit(as_json, board, render)
@@ -142,12 +142,14 @@ def plan_take(
             return taken.message or "Nothing to take."
         lines = [f"You took {_line(taken.item)}."]
         if taken.item.files:
-            lines.append(f"Claimed: {', '.join(taken.item.files)}")
+            lines.append(f"Claimed: {one_line(', '.join(taken.item.files))}")
         for conflict in taken.conflicts:
             holders = ", ".join(h.handle for h in conflict.claims) or ", ".join(
                 e.handle or "?" for e in conflict.recent_edits
             )
-            lines.append(f"Also held or edited by others: {conflict.path} ({holders})")
+            lines.append(
+                f"Also held or edited by others: {one_line(conflict.path)} ({one_line(holders)})"
+            )
         return "\n".join(lines)
 
     emit(as_json, taken, render)

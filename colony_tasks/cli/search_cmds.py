@@ -6,7 +6,7 @@ import click
 
 from .. import search as search_mod
 from ..base import backend
-from ..base.text import ago
+from ..base.text import ago, one_line
 from ..relay import wire
 from ..search.embeddings import BACKENDS
 from ..search.hits import Hit
@@ -68,8 +68,8 @@ def search(
         if not hits:
             return f"No matches for {query!r}."
         return "\n".join(
-            f"#{h.id} {h.kind} {h.author or '?'} task {h.task_id or '-'} {ago(h.created_at)}: "
-            f"{h.snippet}"
+            f"#{h.id} {h.kind} {one_line(h.author) or '?'} task {h.task_id or '-'}"
+            f" {ago(h.created_at)}: {one_line(h.snippet)}"
             for h in hits
         )
 

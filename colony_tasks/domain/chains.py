@@ -22,6 +22,7 @@ from typing import Any
 from ..base.errors import Conflict, InvalidInput, NotAllowed
 from ..base.kinds import MESSAGE_KINDS, ObsKind, TaskMode, TaskStatus
 from ..base.models import Observation, Record, Session, Task
+from ..base.text import one_line
 from ..store import Store
 from . import messages
 from .messages import Posted
@@ -109,7 +110,7 @@ def create(
     store: Store, creator: Session, name: str, participants: list[str] | None = None
 ) -> Task:
     """A new chain; the caller coordinates it and holds the first turn."""
-    title = (name or "").strip()
+    title = one_line(name)  # one line, fenced: every front end shows it as a name
     if not title:
         raise InvalidInput("A chain needs a non-empty name.")
     with store.transaction():

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..base.errors import InvalidInput
 from ..base.models import Record, Session
-from ..base.text import clip
+from ..base.text import clip, one_line
 from ..store import Store
 from . import chains, work
 from . import claims as claims_mod
@@ -39,7 +39,7 @@ class Planned(Record):
 def _spec(raw: Any, index: int) -> tuple[str, str, list[str], list[Any]]:
     if not isinstance(raw, dict):
         raise InvalidInput(f"Item {index} must be an object with a title.")
-    title = check_text(raw.get("title"), f"title of item {index}")
+    title = one_line(check_text(raw.get("title"), f"title of item {index}"))
     if len(title) > MAX_TITLE:
         raise InvalidInput(f"The title of item {index} is over {MAX_TITLE} characters.")
     description = raw.get("description") or ""

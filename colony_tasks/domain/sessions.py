@@ -15,6 +15,7 @@ from ..base import backend, keys, lanes, procs, settings
 from ..base.errors import Conflict, InvalidInput, NotAllowed, NotFound
 from ..base.kinds import AGENT_KINDS, AgentKind, TaskMode
 from ..base.models import Lane, Record, Session, Task
+from ..base.text import one_line
 from ..store import Store
 
 HANDLE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -197,7 +198,7 @@ def identity() -> tuple[str, str]:
     machine = os.environ.get(backend.ENV_MACHINE) or settings.get("identity", "machine")
     developer = str(developer or login_name() or os.getuid())
     machine = str(machine or os.uname().nodename.split(".")[0])
-    return developer[:64], machine[:64]
+    return one_line(developer)[:64], one_line(machine)[:64]
 
 
 def find_session(store: Store, ref: str | None) -> Session:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..base.errors import Conflict, InvalidInput, NotFound
 from ..base.kinds import TASK_STATUSES, TaskMode, TaskStatus
 from ..base.models import Session, Task
+from ..base.text import one_line
 from ..store import Store
 
 STATUS_FILTERS: tuple[str, ...] = (*TASK_STATUSES, "all")
@@ -34,7 +35,7 @@ def task_for(store: Store, session: Session, task_id: int | None) -> Task:
 
 
 def create_task(store: Store, title: str, *, created_by: str | None = None) -> Task:
-    title = (title or "").strip()
+    title = one_line(title)  # one line, fenced: every front end shows it as a name
     if not title:
         raise InvalidInput("A task needs a non-empty title.")
     with store.transaction():

@@ -55,13 +55,17 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise Deadline("hook exceeded its deadline")
 
 
-def in_process(request: EventRequest, *, keep_store_open: bool = False) -> dict[str, Any] | None:
+def in_process(
+    request: EventRequest, *, keep_store_open: bool = False, first_open: bool = False
+) -> dict[str, Any] | None:
     """Apply the event in this process, within the hook's deadline (a timer that interrupts a
     store wait or a bug's loop; the event's transaction then rolls back).
 
     ``keep_store_open``: the process ends right after with ``os._exit``, so the store is left
     for the exit to drop (closing the last connection would checkpoint the WAL: see
-    :func:`colony_tasks.relay.apply.apply_here`)."""
+    :func:`colony_tasks.relay.apply.apply_here`). ``first_open``: no relay runs, so this may be
+    the first open since a crash: the WAL is checked before it (see
+    :mod:`colony_tasks.store.wal`)."""
     import signal  # only here: a hook that reaches its relay never needs a timer
 
     from ..relay.apply import apply_here
@@ -77,6 +81,7 @@ def in_process(request: EventRequest, *, keep_store_open: bool = False) -> dict[
             request.to_wire(),
             busy_timeout_ms=SESSION_END_BUSY_MS if session_end else None,
             close=not keep_store_open,
+            check_wal=first_open,
         )
     finally:
         if timer:
@@ -94,7 +99,7 @@ def via_relay(request: EventRequest, *, keep_store_open: bool = False) -> dict[s
     if reply is not None and not reply.get("retire"):
         return reply if "error" not in reply else None  # the relay logged why
     try:
-        return in_process(request, keep_store_open=keep_store_open)
+        return in_process(request, keep_store_open=keep_store_open, first_open=start)
     finally:
         if start:
             # For the next hook; started once this one's work is done, so that the relay's

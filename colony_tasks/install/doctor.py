@@ -16,7 +16,8 @@ from ..base import backend, environment, paths
 from ..base.errors import ColonyError, NotAllowed
 from ..base.text import ago
 from ..domain import sessions, work
-from ..store import Store, open_store
+from ..relay import held
+from ..store import Store, open_store, wal
 from ..store.pg_schema import LATEST as PG_LATEST
 from ..store.pg_schema import TABLES as PG_TABLES
 from ..store.schema import LATEST
@@ -70,6 +71,7 @@ def open_for_doctor(path: str) -> tuple[Store | None, dict[str, Any] | None]:
             False,
             f"{path} does not exist yet; hooks create it on the first agent event.",
         )
+    wal.preserve(path)  # before the open's replay could drop what a damaged log holds
     try:
         return Store(path), None
     except sqlite3.DatabaseError as error:
@@ -166,8 +168,24 @@ def _fts(store: Store) -> dict[str, Any]:
 
 
 def _wal(store: Store) -> dict[str, Any]:
-    wal = store.admin.wal_bytes()
-    return check("wal", wal < WAL_WARN_BYTES, f"{wal / 1e6:.1f} MB", fixable=True)
+    """The WAL's size, and what a damaged log lost (recorded by the open that found it: a
+    relay's start, this doctor's, or any open whose replay dropped committed frames)."""
+    size = store.admin.wal_bytes()
+    detail = f"{size / 1e6:.1f} MB"
+    losses = [wal.loss_sentence(r) for r in wal.damage_records()]
+    if losses:
+        detail += ". " + "; ".join(losses) + ". `doctor --fix` marks the recorded losses seen"
+    return check("wal", size < WAL_WARN_BYTES and not losses, detail, fixable=True)
+
+
+def _held(store: Store) -> dict[str, Any]:
+    """Events the store could not take (disk full, read-only) and still waiting to be
+    recorded (a relay or the next hook delivers them), and any that keep failing."""
+    found = held.counts()
+    detail = f"{found['held']} waiting, {found['stuck']} failing"
+    if found["held"]:
+        detail += ": the store could not take them; they are recorded once it can be written"
+    return check("held events", found["held"] == 0 and found["stuck"] == 0, detail)
 
 
 def _sessions(store: Store) -> dict[str, Any]:
@@ -285,6 +303,7 @@ CHECKS = (
     ("integrity", _integrity_check),
     ("fts", _fts),
     ("wal", _wal),
+    ("held events", _held),
     ("sessions", _sessions),
     ("claims", _claims),
     ("work", _work),
@@ -364,6 +383,9 @@ def repair(store: Store) -> list[str]:
     archived = archive_hook_log()
     if archived:
         done.append(f"Archived {archived} hook failures to {paths.log_path()}.1.")
+    seen = wal.acknowledge()
+    if seen:
+        done.append(f"Marked {seen} recorded WAL losses seen (the copies stay).")
     busy, frames, copied = store.admin.checkpoint()
     done.append(f"Checkpointed the WAL ({copied} of {frames} frames{', busy' if busy else ''}).")
     return done

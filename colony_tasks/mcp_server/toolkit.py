@@ -37,7 +37,10 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from colony_tasks.base.errors import ColonyError, StoreUnavailable, describe
+from colony_tasks.base.redact import redact
+from colony_tasks.base.text import fence, fenced
 from colony_tasks.store import Store
+from colony_tasks.store.faults import storage_failure
 
 # How the MCP server words the core's next steps (colony_tasks.base.errors.STEPS): as tool calls.
 STEP_WORDING = {
@@ -172,9 +175,15 @@ class ColonyTool(Tool):
                 result = await super().run(arguments, context, convert_result=False)
         except UnexpectedToolError as error:
             if isinstance(error.__cause__, ColonyError):
-                raise ToolError(describe(error.__cause__, STEP_WORDING)) from error.__cause__
+                raise ToolError(fence(describe(error.__cause__, STEP_WORDING))) from error.__cause__
             if isinstance(error.__cause__, StoreUnavailable):  # passing: away, or its lock held
                 raise ToolError(str(error.__cause__)) from error.__cause__
+            cause = storage_failure(error.__cause__) if error.__cause__ else None
+            if cause is not None:  # the store cannot take a write: say so, not a bare failure
+                raise ToolError(
+                    f"{self.name} failed: {redact(cause)}. Nothing of this call was saved;"
+                    " try again once the store can be written (`colony-tasks doctor` checks it)."
+                ) from error.__cause__
             if isinstance(error.__cause__, OverflowError):  # an id beyond SQLite's 64-bit range
                 raise ToolError(
                     f"Invalid arguments for {self.name}: ids are positive integers below 2**63."
@@ -197,10 +206,12 @@ def invalid_arguments(name: str, error: ValidationError) -> str:
 
 
 def compact(result: Any) -> Any:
-    """A model result as compact JSON text plus structured content, None fields left out."""
+    """A model result as compact JSON text plus structured content, None fields left out, and
+    every string in it fenced (:func:`colony_tasks.base.text.fence`): other parties' words
+    reach the model without controls, bidi or invisible characters."""
     if not isinstance(result, BaseModel):
         return result
-    data = result.model_dump(mode="json", exclude_none=True)
+    data = fenced(result.model_dump(mode="json", exclude_none=True))
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 

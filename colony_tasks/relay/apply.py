@@ -19,9 +19,11 @@ from ..base import paths
 from ..base.agent_events import EVENTS, is_tool_action
 from ..base.text import utf8_safe
 from ..render import briefing
-from ..store import Store, open_local
+from ..store import Store, open_local, wal
+from ..store.faults import storage_failure
 from ..usecases import events
 from ..usecases.events import Event, ToolUse
+from . import held
 from .bounds import MAX_PATHS
 from .wire import EventRequest, ToolCall
 
@@ -137,17 +139,41 @@ def _cut_note(event: str, tool: ToolCall) -> str:
 
 
 def apply_here(
-    request: dict[str, Any], *, busy_timeout_ms: int | None = None, close: bool = True
+    request: dict[str, Any],
+    *,
+    busy_timeout_ms: int | None = None,
+    close: bool = True,
+    check_wal: bool = False,
 ) -> dict[str, Any]:
     """Apply the event in this process on this user's SQLite store (no relay answered).
 
     ``close=False`` when the process ends right after with ``os._exit``: closing the last
     connection would checkpoint the WAL into the database (a write and an fsync) for what a
     later commit's automatic checkpoint does for many hooks at once. Every transaction has
-    committed by then."""
-    store = open_local() if busy_timeout_ms is None else open_local(busy_timeout_ms=busy_timeout_ms)
+    committed by then. ``check_wal``: before the open, keep and record what a damaged WAL
+    would lose (:func:`colony_tasks.store.wal.preserve`; no relay runs, so this may be the first
+    open since a crash). An event the store cannot take is held (:mod:`.held`)."""
+    if check_wal:
+        wal.preserve(paths.db_path())
     try:
+        store = (
+            open_local() if busy_timeout_ms is None else open_local(busy_timeout_ms=busy_timeout_ms)
+        )
+    except Exception as error:
+        cause = storage_failure(error)
+        if cause is not None and held.hold(request, cause):
+            return {}
+        raise
+    try:
+        if held.waiting() and not held.drain(lambda earlier: apply(store, earlier)):
+            held.hold(request, "events before it are still held")
+            return {}
         return apply(store, request)
+    except Exception as error:
+        cause = storage_failure(error)
+        if cause is not None and held.hold(request, cause):
+            return {}  # applied once the store takes writes again (colony_tasks.relay.held)
+        raise
     finally:
         if close:
             store.close()

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 import re
+import socket
+import time
 
 MAX_CONNECTIONS = 32
 MAX_REQUEST = 1024 * 1024
@@ -46,3 +48,23 @@ def installed_version() -> str | None:
         return None
     found = _VERSION_LINE.search(text)
     return found.group(1) if found else None
+
+
+def read_request(conn: socket.socket) -> bytes | None:
+    """One request line, read whole within :data:`READ_WAIT` seconds and at most
+    :data:`MAX_REQUEST` bytes; None (the connection is then closed unread) when the
+    client sends more, stops short or is too slow."""
+    deadline = time.monotonic() + READ_WAIT
+    chunks: list[bytes] = []
+    size = 0
+    while not chunks or not chunks[-1].endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or size > MAX_REQUEST:
+            return None
+        conn.settimeout(left)
+        chunk = conn.recv(min(1 << 16, MAX_REQUEST + 1 - size))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks) if size <= MAX_REQUEST else None

@@ -48,9 +48,10 @@ from typing import Any
 from ..base import paths, procs
 from ..base.errors import ColonyError
 from ..base.redact import redact
-from ..store import Store, open_local
+from ..store import Store, open_local, wal
+from ..store.faults import storage_failure
 from . import apply as apply_mod
-from . import bounds, wire
+from . import bounds, held, wire
 from .waits import Waits
 
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
@@ -183,7 +184,7 @@ class Relay:
                 paths.log(f"relay {os.getpid()}: refused a client of uid {uid}")
                 return
             chain = client_chain(conn)
-            data = read_request(conn)
+            data = bounds.read_request(conn)
             if data is None:
                 return
             request = json.loads(data)
@@ -362,6 +363,9 @@ class LocalRelay(Relay):
 
     def __init__(self) -> None:
         super().__init__(wire.LOCAL_KEY)
+        # Before the store's first open replays the WAL: what a damaged log would drop
+        # silently is kept aside and recorded for `doctor` (see colony_tasks.store.wal).
+        wal.preserve(paths.db_path())
         self.store = open_local()
         self.store.clear_wake_holds()  # a dead relay's: its waiting clients are gone too
         self.last_prune = 0.0
@@ -372,6 +376,9 @@ class LocalRelay(Relay):
         request = {**request, "pid": vouched(chain, request.get("pid"))}
         start = time.perf_counter()
         try:
+            if held.waiting() and not held.drain(self.apply_held):
+                held.hold(request, "events before it are still held")
+                return {"error": "held"}
             reply = apply_mod.apply(self.store, request)
         except ColonyError as refused:
             # The core refused the event (e.g. a hook of another process for a session it does
@@ -379,6 +386,9 @@ class LocalRelay(Relay):
             paths.log(f"relay: {request.get('event')} refused: {redact(str(refused))}")
             return {"error": "refused"}
         except Exception as error:  # noqa: BLE001 - the relay outlives any one event
+            cause = storage_failure(error)
+            if cause is not None and held.hold(request, cause):
+                return {"error": "held"}  # applied once the store takes writes again
             paths.log(f"relay: {request.get('event')} failed: {type(error).__name__}: {error}")
             return {"error": "failed"}
         finally:
@@ -386,6 +396,10 @@ class LocalRelay(Relay):
         self.served += 1
         self.waits.saw(request)
         return reply
+
+    def apply_held(self, request: dict[str, Any]) -> None:
+        apply_mod.apply(self.store, request)
+        self.waits.saw(request)
 
     def search_store(self) -> Store:
         return self.store
@@ -395,6 +409,11 @@ class LocalRelay(Relay):
 
     def tick(self) -> None:
         now = time.time()
+        if held.waiting():
+            try:
+                held.drain(self.apply_held)
+            except Exception as error:  # noqa: BLE001 - the next tick tries again
+                paths.log(f"relay: delivering held events failed: {error}")
         if now - self.last_prune > PRUNE_EVERY:
             self.last_prune = now
             try:
@@ -405,26 +424,6 @@ class LocalRelay(Relay):
     def close(self) -> None:
         super().close()
         self.store.close()
-
-
-def read_request(conn: socket.socket) -> bytes | None:
-    """One request line, read whole within :data:`.bounds.READ_WAIT` seconds and at most
-    :data:`.bounds.MAX_REQUEST` bytes; None (the connection is then closed unread) when the
-    client sends more, stops short or is too slow."""
-    deadline = time.monotonic() + bounds.READ_WAIT
-    chunks: list[bytes] = []
-    size = 0
-    while not chunks or not chunks[-1].endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or size > bounds.MAX_REQUEST:
-            return None
-        conn.settimeout(left)
-        chunk = conn.recv(min(1 << 16, bounds.MAX_REQUEST + 1 - size))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks) if size <= bounds.MAX_REQUEST else None
 
 
 def _rss_kb() -> int | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..base.kinds import MESSAGE_KINDS, ObsKind
 from ..base.models import Observation, Session, who_for
-from ..base.text import ago, clip
+from ..base.text import ago, clip, fence, one_line
 from ..domain import claims as claims_mod
 from ..domain import delivery, presence, wake
 from ..domain.sessions import Joined
@@ -104,7 +104,7 @@ def interface_line(obs: Observation, me: Session, now: float) -> str:
 def briefing(store: Store, joined: Joined) -> str:
     """SessionStart: who is here, their claims, what waits on this session."""
     me, task = joined.session, joined.task
-    head = f"{PREFIX}: you are {me.handle} on task #{task.id} {task.title}."
+    head = f"{PREFIX}: you are {me.handle} on task #{task.id} {one_line(task.title)}."
     from ..domain import identity  # here: only a session's first briefing shows its credential
 
     cred = identity.credential(store, me)
@@ -153,7 +153,7 @@ def state_lines(store: Store, joined: Joined) -> list[str]:
             tag = "" if c["state"] == "live" else f" [{c['state']}]"
             branch = "" if c["branch"] == lane.branch else f" @{c['branch']}"
             holder = named(c["holder"], who_for(c["who"], me))
-            by_holder.setdefault(holder, []).append(f"{c['pattern']}{branch}{tag}")
+            by_holder.setdefault(holder, []).append(one_line(f"{c['pattern']}{branch}{tag}"))
         shown = list(by_holder.items())[:MAX_HOLDERS]
         more = len(by_holder) - len(shown)
         lines.append(
@@ -201,7 +201,7 @@ def fit(head: str, lines: Sequence[str], tail: str, budget: int, more: str) -> s
 
 def _own_claims(store: Store, me: Session, lane_repo: str) -> str | None:
     mine = [
-        c["pattern"]
+        one_line(c["pattern"])
         for c in claims_mod.list_live(store, repo_id=lane_repo)
         if c["session_id"] == me.id and c["state"] != "expired"
     ]
@@ -260,7 +260,7 @@ def subagent_brief(store: Store, parent: Session, agent_type: str) -> str:
         held: dict[str, list[str]] = {}
         for c in claims_mod.list_live(store, repo_id=lane.repo_id):
             if c["session_id"] != parent.id and c["state"] == "live":
-                held.setdefault(c["holder"], []).append(c["pattern"])
+                held.setdefault(c["holder"], []).append(one_line(c["pattern"]))
         for holder, patterns in list(held.items())[:MAX_HOLDERS]:
             lines.append(f"{holder} holds {', '.join(patterns[:MAX_PATTERNS])}.")
         if held:
@@ -311,7 +311,7 @@ def undeliverable(rows: Sequence[dict]) -> str | None:
     lines = [f"{PREFIX}: not delivered (the recipient's session ended first):"]
     for row in rows[:MAX_ITEMS]:
         lines.append(
-            f"#{row['observation_id']} {row['kind']} to {row['recipient_handle']}: "
+            f"#{row['observation_id']} {row['kind']} to {one_line(row['recipient_handle'])}: "
             f'{clip(row["text"], 120)} → re-address it, e.g. ask_question(to="any", ...)'
         )
     return "\n".join(lines)
@@ -330,13 +330,15 @@ def turn_block(store: Store, me: Session, turn: Observation) -> str:
     if task is None:
         return ""
     what = "the full history" if since == 0 else "what was said since you last spoke"
-    lines = [f"colony-tasks — chain #{task.id} “{task.title}”: it is your turn ({what}):"]
+    title = clip(task.title, HISTORY_CHARS)
+    lines = [f"colony-tasks — chain #{task.id} “{title}”: it is your turn ({what}):"]
     skipped = max(0, len(items) - HISTORY_ITEMS)
     if skipped:
         lines.append(f"… {skipped} earlier messages — task_timeline(task_id={task.id})")
     for obs in items[skipped:]:
         lines.append(f"  [turn {obs.turn}] {item_line(obs, limit=HISTORY_CHARS)}")
-    lines.append(f"Prompt from {turn.meta.get('from') or turn.handle}: {clip(turn.text, 2000)}")
+    sender = one_line(str(turn.meta.get("from") or turn.handle))
+    lines.append(f"Prompt from {sender}: {clip(turn.text, 2000)}")
     lines.append(
         f'Reply with chain_say(chain_id={task.id}, content="..."); the turn then returns'
         " to the coordinator."
@@ -357,16 +359,17 @@ def render(store: Store, result: Result) -> tuple[str | None, str | None]:
         return None, None
     if result.joined is not None:
         if result.rebrief:
-            return rebrief(store, result.joined, result.updates), None
-        return briefing(store, result.joined), None
+            return fence(rebrief(store, result.joined, result.updates)), None
+        return fence(briefing(store, result.joined)), None
     if result.subagent is not None:
-        return subagent_brief(store, me, result.subagent), None
+        return fence(subagent_brief(store, me, result.subagent)), None
     now = store.now()
     warning = conflict_warning(result.conflicts, after=result.after, now=now)
     if result.deny and warning:
-        return None, f"{warning}\n{DENIED}"
+        return None, fence(f"{warning}\n{DENIED}")
     if result.gate is not None:
-        return stop_notice(me, result.gate), None
+        notice = stop_notice(me, result.gate)
+        return (fence(notice) if notice else None), None
     parts = [
         delta(store, me, result.updates),
         *(read_note(n.path, n.holder, n.decision, now) for n in result.read_notes),
@@ -376,7 +379,7 @@ def render(store: Store, result: Result) -> tuple[str | None, str | None]:
         undeliverable(result.undeliverable),
     ]
     text = "\n\n".join(p for p in parts if p)
-    return text or None, None
+    return fence(text) or None, None
 
 
 def wake_text(store: Store, session_id: str, items: Sequence[Observation]) -> str:
@@ -384,7 +387,7 @@ def wake_text(store: Store, session_id: str, items: Sequence[Observation]) -> st
     session = store.get_session(session_id)
     if session is None or not items:
         return ""
-    return mid_turn(store, session, items) or ""
+    return fence(mid_turn(store, session, items))
 
 
 def woke(rows: Sequence[dict]) -> str | None:
@@ -410,7 +413,7 @@ def stop_reason(store: Store, result: Result) -> str | None:
         if gate.last
         else f"{PREFIX}: an urgent item arrived as you were stopping; deal with it, then stop."
     )
-    return f"{body}\n\n{tail}"
+    return fence(f"{body}\n\n{tail}")
 
 
 def stop_notice(me: Session, gate: wake.Gate) -> str | None:

@@ -6,7 +6,7 @@ Standard library only.
 from __future__ import annotations
 
 from ..base.models import Observation
-from ..base.text import ago, clip
+from ..base.text import ago, clip, one_line
 from ..domain import claims as claims_mod
 from .lines import PREFIX, named
 
@@ -32,10 +32,10 @@ def conflict_warning(
                 state = f"editing it since {ago(h.since, now)}"
             else:
                 state = f"claimed {ago(h.since, now)}"
-            where = f" on branch {h.branch} (merge risk)" if h.other_lane else ""
+            where = f" on branch {one_line(h.branch)} (merge risk)" if h.other_lane else ""
             note = f': "{clip(h.note, 60)}"' if h.note and not auto else ""
             holder = named(h.handle, h.who)
-            lines.append(f"{conflict.path} is held by {holder}{where} ({state}{note}).")
+            lines.append(f"{one_line(conflict.path)} is held by {holder}{where} ({state}{note}).")
             if not h.other_lane and suggest is None:
                 suggest = h.handle
         for e in conflict.recent_edits:
@@ -43,7 +43,9 @@ def conflict_warning(
                 continue
             where = " on another branch" if e.other_lane else ""
             editor = named(e.handle, e.who)
-            lines.append(f"{conflict.path} was edited {ago(e.at, now)} by {editor}{where}.")
+            lines.append(
+                f"{one_line(conflict.path)} was edited {ago(e.at, now)} by {editor}{where}."
+            )
             if suggest is None and not e.other_lane:
                 suggest = e.handle
     if not lines:
@@ -61,7 +63,7 @@ def conflict_warning(
     )
     out = [f"{PREFIX}: {verb}:", *lines]
     if suggest:
-        path = conflicts[0].path
+        path = one_line(conflicts[0].path)
         out.append(
             f'Next: ask_question(to="{suggest}", question="I need {path} — are you done with it?")'
             f' or claim_file(paths=["{path}"]) once agreed.'
@@ -74,7 +76,7 @@ def read_note(path: str, holder: dict, decision: Observation | None, now: float)
     it: #12 "..."`` — one line, for a session reading a file another session holds."""
     auto = holder["auto"]
     how = "editing it" if auto else "claimed"
-    line = f"{PREFIX}: {path} is held by {holder['handle']} ({how} since {ago(holder['created_at'], now)})"
+    line = f"{PREFIX}: {one_line(path)} is held by {holder['handle']} ({how} since {ago(holder['created_at'], now)})"
     if decision is not None:
         line += f'; latest decision naming it: #{decision.id} "{clip(decision.text, 120)}"'
     return line + f'. Before editing it: ask_question(to="{holder["handle"]}", ...).'

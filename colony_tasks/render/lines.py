@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..base.models import Observation, Session, who_for
-from ..base.text import LINE_CHARS, ago, clip
+from ..base.text import LINE_CHARS, ago, clip, one_line
 from ..store import Store
 
 KIND_LABEL = {
@@ -35,9 +35,9 @@ KIND_LABEL = {
 
 def item_line(obs: Observation, *, now: float | None = None, limit: int = LINE_CHARS) -> str:
     """``#12 codex-91bc QUESTION → claude-3f2a (4m ago): text``; a note's state is not shown."""
-    who = obs.handle or obs.session_id or "?"
+    who = one_line(obs.handle or obs.session_id or "?")
     label = KIND_LABEL.get(obs.kind, obs.kind)
-    target = f" → {obs.to}" if obs.to and obs.to != "any" else ""
+    target = f" → {one_line(obs.to)}" if obs.to and obs.to != "any" else ""
     reply = f" (re #{obs.in_reply_to})" if obs.in_reply_to else ""
     flag = " [urgent]" if obs.urgent else ""
     state = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..base.kinds import WorkState
 from ..base.models import Session, Task, WorkItem
-from ..base.text import clip
+from ..base.text import clip, one_line
 from ..domain import presence
 from ..store import Store
 
@@ -42,7 +42,7 @@ def plan_lines(store: Store, task: Task, me: Session, now: float) -> list[str]:
             "- You own "
             + "; ".join(
                 _work(i)
-                + (f" ({', '.join(i.files[:2])})" if i.files else "")
+                + (f" ({one_line(', '.join(i.files[:2]))})" if i.files else "")
                 + (" [blocked]" if i.state == WorkState.BLOCKED else "")
                 for i in mine
             )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..base.models import Record
+from ..base.text import clip as text_clip
 
 SNIPPET_CHARS = 200
 
@@ -29,9 +30,8 @@ class Hit(Record):
 
 
 def clip(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A snippet: :func:`colony_tasks.base.text.clip` (one line, fenced) at the snippet length."""
+    return text_clip(text, limit)
 
 
 @dataclass(frozen=True)

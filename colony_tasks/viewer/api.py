@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..base.models import plain
+from ..base.text import fenced
 from . import actions, data
 from .context import checked_fields, viewer_of
 
@@ -35,7 +36,8 @@ def routes() -> list[Route]:
 
 
 def _json(value: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(plain(value), status_code=status)
+    """``value`` as JSON, every string fenced as the pages fence what they print."""
+    return JSONResponse(fenced(plain(value)), status_code=status)
 
 
 def _item(view: dict[str, Any]) -> dict[str, Any]:

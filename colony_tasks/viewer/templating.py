@@ -1,7 +1,9 @@
 """Jinja2 for the viewer: autoescaping always on, a few display filters, one render helper.
 
 Agents' text is untrusted input. Every template renders it through autoescaping; no template
-marks user text ``|safe``, and no filter here returns markup built from it.
+marks user text ``|safe``, and no filter here returns markup built from it. Every value a
+template prints is fenced first (:func:`colony_tasks.base.text.fence`): controls made visible,
+bidi and invisible characters removed, so a name cannot reorder or hide what the page shows.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
-from ..base.text import ago, clip, iso
+from ..base.text import ago, clip, fence, iso
 from ..render.lines import KIND_LABEL
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -27,9 +30,17 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_fenced,
     )
     env.filters.update(ago=_ago, iso=iso, clip=clip, label=label, marked=marked, minutes=_minutes)
     return env
+
+
+def _fenced(value: Any) -> Any:
+    """A printed value, fenced; markup the templates built themselves is left as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return fence(value)
+    return value
 
 
 def _ago(then: float | None, now: float | None = None) -> str:

@@ -109,6 +109,7 @@ def test_diagnose_in_process_matches_the_cli(store: Store):
         "integrity",
         "fts",
         "wal",
+        "held events",
         "sessions",
         "claims",
         "work",

@@ -698,3 +698,34 @@ async def test_hand_off_names_the_files_it_could_not_hand_over(lane: Lane):
         )
     assert handed["ok"] is False and "src/nobodys.py" in handed["message"]
     assert lane.store.get_observation(handed["id"]).meta["files"] == ["src/mine.py"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "cause"),
+    [("PRAGMA query_only = 1", "the store is read-only"), ("disk full", "the disk is full")],
+)
+async def test_a_store_that_cannot_take_the_write_is_named_as_the_cause(
+    lane: Lane, fault: str, cause: str
+):
+    """Not the SDK's bare 'Error executing tool': what failed, and that nothing was saved."""
+    served: list[Store] = []
+
+    def open_store() -> Store:
+        served.append(open_default())
+        return served[-1]
+
+    async with connected(open_store=open_store) as client:
+        await ok(client, "task_list")
+        conn = served[0].conn
+        if fault == "disk full":
+            conn.execute(
+                f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}"
+            )
+            content = "a long note " * 1000
+        else:
+            conn.execute(fault)
+            content = "a note"
+        text = await error(client, "task_post", content=content, session_id=lane.a.handle)
+
+    assert not text.startswith("Error executing tool"), text
+    assert cause in text and "nothing of this call was saved" in text.lower(), text
