@@ -24,6 +24,7 @@ from ..store.faults import storage_failure
 from ..usecases import events
 from ..usecases.events import Event, ToolUse
 from . import held
+from .bounds import MAX_PATHS
 from .wire import EventRequest, ToolCall
 
 
@@ -39,7 +40,9 @@ def _text(value: object) -> str:
 
 def parse_tool(value: object) -> ToolCall:
     """The tool call of a request; also the positional ``[name, action, paths, command,
-    use_id]`` of clients before 0.4 (events they spooled are applied after an upgrade)."""
+    use_id]`` of clients before 0.4 (events they spooled are applied after an upgrade). Its
+    first :data:`.bounds.MAX_PATHS` files are kept, the rest counted (``more``): an event
+    naming 100,000 files would hold the store's write lock for seconds."""
     if isinstance(value, list) and len(value) == 5:
         value = dict(zip(("name", "action", "paths", "command", "use_id"), value, strict=True))
     if not isinstance(value, dict):
@@ -47,13 +50,15 @@ def parse_tool(value: object) -> ToolCall:
     action, tool_paths = value.get("action"), value.get("paths")
     if not is_tool_action(action) or not isinstance(tool_paths, list):
         raise BadRequest("malformed tool")
-    return ToolCall(
+    call = ToolCall(
         _text(str(value.get("name") or "")),
         action,
-        [_text(str(p)) for p in tool_paths],
+        [_text(str(p)) for p in tool_paths[:MAX_PATHS]],
         _text(str(value.get("command") or "")),
         _text(str(value.get("use_id") or "")),
     )
+    call.more = max(len(tool_paths) - MAX_PATHS, 0)
+    return call
 
 
 def parse(request: dict[str, Any]) -> EventRequest:
@@ -114,11 +119,23 @@ def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
                 return {}
             result = use_case(store, event, tool, req.fields)
     context, deny = briefing.render(store, result)
+    if req.tool is not None and req.tool.more:
+        context = "\n\n".join(filter(None, (context, _cut_note(req.event, req.tool))))
     reply = {"context": context, "deny": deny}
     block = briefing.stop_reason(store, result)
     if block:
         reply["block"] = block
     return reply
+
+
+def _cut_note(event: str, tool: ToolCall) -> str:
+    """What the agent (and the log) is told of a tool call's files past the cap."""
+    named = len(tool.paths) + tool.more
+    paths.log(f"{event} named {named} files: applied with the first {MAX_PATHS}")
+    return (
+        f"colony-tasks: this tool call names {named:,} files; only the first {MAX_PATHS:,}"
+        " were checked against other sessions' claims and recorded."
+    )
 
 
 def apply_here(

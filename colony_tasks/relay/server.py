@@ -13,9 +13,12 @@ request as that agent's (:func:`vouched`). A session is bound to its agent proce
 SessionStart; an event, a wake wait or a "closing" from any other agent's tree is refused or
 acts only for the sender's own agent, whatever session id and pid the request carries.
 
-A request of another version than this process's makes it retire: it answers
-``{"retire": true}``, applies nothing more, finishes what is in flight and exits; the client
-handles its event itself and the next hook starts a relay of the new version.
+A request of another version than this process's is answered ``{"retire": true}``: its
+client handles its event itself. When the package on disk holds another version too (an
+upgrade replaced it: :func:`.bounds.installed_version`), the relay also retires: it applies
+nothing more, finishes what is in flight and exits, and the next hook starts a relay of the
+new version. What any client can make the relay hold (connections, threads, bytes, time) is
+bounded: see :mod:`.bounds`.
 
 - **SQLite** (:class:`LocalRelay`): the store stays open; each request is applied at once in
   its connection's thread (the store serialises writers) by :func:`.apply.apply`.
@@ -48,15 +51,17 @@ from ..base.redact import redact
 from ..store import Store, open_local, wal
 from ..store.faults import storage_failure
 from . import apply as apply_mod
-from . import held, wire
+from . import bounds, held, wire
 from .waits import Waits
 
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
+#: How long a reply may take to send (and, in team mode, a spooled event to be applied).
 SERVE_WAIT = 5.0
+#: How often a relay that turns connections away says so in the log.
+BUSY_LOG_EVERY = 60.0
 PRUNE_EVERY = 3600.0
 #: How long an idempotency key is kept: longer than any replay of its event.
 KEEP_KEYS = 7 * 24 * 3600
-MAX_REQUEST = 4 * 1024 * 1024
 #: Linux's SO_PEERCRED / macOS's LOCAL_PEERCRED (level SOL_LOCAL = 0).
 LOCAL_PEERCRED = 0x001
 #: macOS's LOCAL_PEERPID (level SOL_LOCAL): the pid of the process that connected.
@@ -131,6 +136,9 @@ class Relay:
         self.stopping = False
         self.retiring = False
         self.in_flight = 0
+        self.busy = 0  # connections read or answered now (not held waits): see admit()
+        self.turned_away = 0
+        self.busy_logged = 0.0
         self.served = 0
         self.searches = 0
         self.work_seconds = 0.0  # time spent applying events (for the benchmarks' budget)
@@ -143,27 +151,53 @@ class Relay:
 
     # -- the socket: one request per connection --------------------------------------------
 
+    def admit(self) -> bool:
+        """Whether a new connection may be served now: False past
+        :data:`.bounds.MAX_CONNECTIONS` at once (the accept loop then closes it unread and
+        its client handles its event itself)."""
+        with self.cond:
+            if self.busy < bounds.MAX_CONNECTIONS:
+                self.busy += 1
+                return True
+            self.turned_away += 1
+            now = time.monotonic()
+            say, self.busy_logged = now - self.busy_logged > BUSY_LOG_EVERY, now
+        if say:
+            paths.log(
+                f"relay {os.getpid()}: {bounds.MAX_CONNECTIONS} connections at once; turning"
+                " new ones away (their hooks apply their events themselves)"
+            )
+        return False
+
+    def _leave(self) -> None:
+        with self.cond:
+            self.busy -= 1
+
     def serve(self, conn: socket.socket) -> None:
+        """Read and answer one admitted connection (see :meth:`admit`)."""
+        busy = True
         with self.cond:
             self.in_flight += 1
-            self.last_request = time.monotonic()
         try:
             uid = peer_uid(conn)
             if uid is not None and uid != os.getuid():
                 paths.log(f"relay {os.getpid()}: refused a client of uid {uid}")
                 return
             chain = client_chain(conn)
-            conn.settimeout(SERVE_WAIT)
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = conn.recv(1 << 16)
-                if not chunk or len(data) > MAX_REQUEST:
-                    return
-                data += chunk
+            data = bounds.read_request(conn)
+            if data is None:
+                return
             request = json.loads(data)
+            del data
+            ours = isinstance(request, dict) and request.get("v") == wire.VERSION
+            if ours:  # another version's clients do not keep this relay from idling out
+                self.last_request = time.monotonic()
+            conn.settimeout(SERVE_WAIT)
             if not isinstance(request, dict):
                 reply: dict[str, Any] = {"error": "bad request"}
-            elif request.get("op") == "wait" and request.get("v") == wire.VERSION:
+            elif request.get("op") == "wait" and ours:
+                busy = False  # a held wait is bounded by the waits (see .waits), not here
+                self._leave()
                 reply = self.wait(request, conn, chain)
             else:
                 reply = self.answer(request, chain)
@@ -177,6 +211,8 @@ class Relay:
             pass
         finally:
             conn.close()
+            if busy:
+                self._leave()
             with self.cond:
                 self.in_flight -= 1
                 self.cond.notify_all()
@@ -192,7 +228,10 @@ class Relay:
             self.stop()
             return {"stopping": True}
         if request.get("v") != wire.VERSION:
-            self.retire(str(request.get("v")))
+            # The client's word is not enough: only an upgrade on disk retires this relay.
+            installed = bounds.installed_version()
+            if installed != wire.VERSION:
+                self.retire(str(request.get("v")), installed)
             return {"retire": True}
         if self.retiring or self.stopping:
             return {"retire": True}
@@ -234,6 +273,8 @@ class Relay:
             "served": self.served,
             "searches": self.searches,
             "waits": len(self.waits.waiters),
+            "threads": threading.active_count(),
+            "turned_away": self.turned_away,
             "work_seconds": self.work_seconds,
             "started": self.started,
             "rss_kb": _rss_kb(),
@@ -269,12 +310,14 @@ class Relay:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def retire(self, client_version: str) -> None:
-        """A client of another version: apply nothing more and exit once idle."""
+    def retire(self, client_version: str, installed: str | None) -> None:
+        """Another version is installed (``installed``: its version on disk, None when the
+        package is gone), as a client of version ``client_version`` found: apply nothing
+        more and exit once idle."""
         if not self.retiring:
             paths.log(
-                f"relay {os.getpid()} ({wire.VERSION}) retires: a client of version"
-                f" {client_version[:40]} asked",
+                f"relay {os.getpid()} ({wire.VERSION}) retires: version {installed} is installed"
+                f" (a client of version {client_version[:40]} asked)",
                 name=paths.RELAY_LOG_NAME,
             )
         with self.cond:
@@ -435,6 +478,9 @@ def serve(relay: Relay, key: str) -> int:
             except OSError:
                 if relay.retiring:
                     break
+                continue
+            if not relay.admit():
+                conn.close()  # its client handles its event itself, at once
                 continue
             threading.Thread(target=relay.serve, args=(conn,), daemon=True).start()
     finally:

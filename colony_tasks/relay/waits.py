@@ -46,6 +46,11 @@ FULL_EVERY = 30.0
 LONGEST = 7 * 24 * 3600.0
 #: How long an agent that said it is shutting down gets no new wait (its last Stop's).
 CLOSING_MEMORY = 120.0
+#: At most this many waits are held at once (one thread each), and this many per agent
+#: process (a session has one; a new wait for it replaces the old): past either, a new wait
+#: ends at once (``{"done": "too many waits"}``).
+MAX_WAITS = 128
+MAX_WAITS_PER_AGENT = 8
 #: Events of a session that do not mean it resumed work.
 IDLE_EVENTS = frozenset({"stop", "stop-failure", "notification"})
 
@@ -137,6 +142,8 @@ class Waits:
             if pid is not None and self.closing_pids.get(pid, 0.0) > time.monotonic():
                 return {"done": "agent closing"}
             old = self.waiters.get(session)
+            if old is None and self._full(pid):
+                return {"done": "too many waits"}
             if old is not None:
                 old.finish({"done": "superseded"})
             self.waiters[session] = waiter
@@ -157,6 +164,12 @@ class Waits:
             if last:
                 self._held(store, session, False)
         return waiter.reply
+
+    def _full(self, agent: int) -> bool:
+        """Whether no new wait may be held (the lock held): too many in all, or of ``agent``."""
+        if len(self.waiters) >= MAX_WAITS:
+            return True
+        return sum(w.pid == agent for w in self.waiters.values()) >= MAX_WAITS_PER_AGENT
 
     def _held(self, store: Store, session: str, held: bool) -> None:
         try:

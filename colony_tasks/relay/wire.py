@@ -1,9 +1,12 @@
 """The relay's wire: where its socket lives, how a client asks it, how one is started.
 
 One request per connection: a JSON object on one line, answered by one JSON line. Every
-request carries ``v``, the client's version: a relay of another version retires (finishes what
-it has in flight and exits) and answers ``{"retire": true}``, so nothing is served by old code
-after an upgrade.
+request carries ``v``, the client's version: a relay of another version answers
+``{"retire": true}`` (the client handles its event itself) and, when an upgrade replaced its
+package on disk, retires (finishes what it has in flight and exits), so nothing is served by
+old code after an upgrade. A relay closes a connection unread when it is busy or the request
+is too big or too slow (:mod:`colony_tasks.relay.bounds`): the client treats that as no
+answer.
 
 The socket is ``relay-<key>.sock`` in the data folder (0700), or, when that path is too long
 for a unix socket, in a private folder of this user under the temp folder, where anyone may
@@ -68,9 +71,10 @@ class ForeignRelay(NoRelay):
 class ToolCall:
     """A tool call in the core's terms: ``action`` is ``edit`` (``paths`` are the files it
     writes), ``read`` (the files it reads), ``shell`` (``command`` is what it runs) or
-    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse."""
+    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse. ``more``: how many more
+    files the call named past those kept (set where a request is parsed; not sent)."""
 
-    __slots__ = ("name", "action", "paths", "command", "use_id")
+    __slots__ = ("name", "action", "paths", "command", "use_id", "more")
 
     def __init__(
         self, name: str, action: ToolAction, paths: list[str], command: str = "", use_id: str = ""
@@ -80,6 +84,7 @@ class ToolCall:
         self.paths = paths
         self.command = command
         self.use_id = use_id
+        self.more = 0
 
     def to_wire(self) -> dict[str, Any]:
         return {

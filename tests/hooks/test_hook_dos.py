@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from colony_tasks.hooks.payload import MAX_DEPTH, loads, shallow
+from colony_tasks.relay.bounds import MAX_PATHS
 from colony_tasks.store import open_default
 from colony_tasks.usecases import actions
 from tests.support.hookrun import claude, codex, patch, run_hook
@@ -47,7 +48,9 @@ def test_an_apply_patch_naming_20000_files_is_kept_and_its_warning_is_bounded(
     assert text.startswith("src/f0.py, src/f1.py")
     for told in outputs:
         assert "src/f0.py is held by" in told
-        assert f"… and {FILES - 20} more" in told  # not 20,000 lines
+        # Checked and recorded with its first files only (the relay's bound), and it says so.
+        assert f"… and {MAX_PATHS - 20} more" in told  # not 20,000 lines
+        assert f"names {FILES:,} files; only the first {MAX_PATHS:,}" in told
         assert len(told) < 5_000
 
 
