@@ -5,10 +5,13 @@ lowercase substrings that must occur in a text before its pattern is compiled or
 pattern. A group named ``keep`` is a readable prefix kept in the output (``password=``,
 ``Authorization: Bearer ``); everything else the pattern matches is replaced.
 
-The table is data, in two modules of literals that import nothing: the secrets known by their
-own shape (:mod:`~colony_tasks.base.redact_rules_formats`: private keys, provider tokens), then
-those known by what surrounds them (:mod:`~colony_tasks.base.redact_rules_context`: headers,
-URLs, flags, assignments), with the building blocks their patterns share. A row is ``(name,
+The table is data, in modules that import nothing, applied in this order: the secrets known by
+their own shape (:mod:`~colony_tasks.base.redact_rules_formats`: private keys, provider tokens;
+:mod:`~colony_tasks.base.redact_rules_keys`: newer providers, wallet keys, vendor-prefixed
+tokens), then those known by what surrounds them: tools' password arguments
+(:mod:`~colony_tasks.base.redact_rules_tools`), labels in other languages
+(:mod:`~colony_tasks.base.redact_rules_labels`), then headers, URLs, flags and assignments
+(:mod:`~colony_tasks.base.redact_rules_context`, with the building blocks the patterns share). A row is ``(name,
 kind, triggers, pattern)``, then optionally a dict of :class:`Rule`'s other arguments. In a
 pattern, ``@NAME@`` stands for the fragment NAME, written out here once, at import; two
 placeholders stay, filled in when a rule is compiled: :data:`WORD` (each of the rule's
@@ -37,6 +40,9 @@ from __future__ import annotations
 
 from .redact_rules_context import CODE, CONTEXT, FRAGMENTS
 from .redact_rules_formats import FORMATS
+from .redact_rules_keys import KEYS
+from .redact_rules_labels import LABELS
+from .redact_rules_tools import TOOLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,7 +150,7 @@ def build() -> tuple[Rule, ...]:
     fragments: list[tuple[str, str]] = []
     for name, text in FRAGMENTS.items():
         fragments.append((f"@{name}@", _expanded(text, fragments)))
-    return tuple(_rule(row, fragments) for row in FORMATS + CONTEXT)
+    return tuple(_rule(row, fragments) for row in FORMATS + KEYS + TOOLS + LABELS + CONTEXT)
 
 
 RULES = build()
