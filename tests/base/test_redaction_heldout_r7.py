@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from colony_tasks.base import redact
+from colony_tasks.domain import presence
 from colony_tasks.store import Store
 from tests.base.redaction_dev_r7 import DEV, DEV_LOOKALIKES
 from tests.base.redaction_heldout_r7 import HELDOUT_R7, HELDOUT_R7_CLEAN
@@ -64,3 +65,17 @@ def test_held_out_r7_secrets_stay_out_of_the_database_file(
     blob = b"".join(p.read_bytes() for p in tmp_path.glob("heldout.db*"))
     leaked = [secret for _, secret, _ in HELDOUT_R7 if secret.encode() in blob]
     assert len(leaked) / len(HELDOUT_R7) <= 0.1, leaked
+
+
+@pytest.mark.parametrize(
+    ("error", "secret"),
+    [
+        ("invalid_api_key: sk-ant-api03-" + "Zq7XvB2mN9pL4kR8" * 4, "Zq7XvB2mN9pL4kR8"),
+        ("auth failed password=Gx7#pLq2-Vw9Kq", "Gx7pLq2-Vw9Kq"),
+        ("Passwort: Gx7#pLq2-Vw9Kq abgelehnt", "Gx7pLq2-Vw9Kq"),
+    ],
+)
+def test_a_cut_off_reason_keeps_no_part_of_a_secret_in_its_error(error: str, secret: str):
+    # StopFailure keeps 40 characters of the error without punctuation: redacted before that
+    reason = presence.cut_off(error)
+    assert secret[:8] not in reason, reason
