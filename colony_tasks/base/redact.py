@@ -23,6 +23,7 @@ import re
 
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
+from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
 from .text import utf8_safe
 
@@ -193,12 +194,12 @@ def _plain(text: str, lowered: str | None = None) -> str:
     """``text`` with every rule whose trigger it holds applied (no folding)."""
     lowered = text.lower() if lowered is None else lowered
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
-        return text
+        return redact_mnemonics(text)
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
     for rule in _triggered(lowered, len(text) > LONG_TEXT):
         work = apply_rule(rule, work)
-    return work[1:]
+    return redact_mnemonics(work[1:])
 
 
 # A process that redacts many short texts (an edit naming 20,000 files redacts each path)

@@ -75,6 +75,12 @@ FRAGMENTS: dict[str, str] = {
         r"""|timeout|ttl|lifetime|complexity|policy|chars|digits|reuse|interval)[\w-]{0,40}+"""
         r"""["']?+[ \t]{0,8}+[=:][ \t]{0,8}+["']?+[0-9]{1,6}+(?![^\s"',;)}\]]))"""
     ),
+    # The same for a YAML key read from its start: min_password_length: 10.
+    "YAML_POLICY": (
+        r"[\w.-]{0,40}?(?i:min|max|len|age|days|count|expir|histor|rounds|attempts|retries"
+        r"|timeout|ttl|lifetime|complexity|policy|chars|digits|reuse|interval)[\w.-]{0,40}+"
+        r":[ \t]{1,8}+[0-9]{1,6}+(?![^\s])"
+    ),
     # Not an idempotency key (a request id, not a credential); after the word, like NOT_ARN.
     "NOT_ID": "(?<!dempotency-@WORD@)(?<!dempotency_@WORD@)(?<!DEMPOTENCY_@WORD@)",
     # The separator and a value of any length: to the closing quote when quoted (spaces
@@ -393,8 +399,9 @@ CONTEXT: tuple[tuple, ...] = (
         "yaml-password",
         "secret",
         ("pass", "pwd", "secret", "credential"),
-        r"""(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))[\w.-]{0,20}?"""
-        r"""@STRONG@@NOT_POLICY@[\w-]{0,40}+:[ \t]{1,8}+)(?![\"'])@NOT_CODE@[^\n]++""",
+        r"""(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))(?!@YAML_POLICY@)"""
+        r"""[\w.-]{0,20}?"""
+        r"""@STRONG@[\w-]{0,40}+:[ \t]{1,8}+)(?![\"'])@NOT_CODE@[^\n]++""",
         {"needs": (":",), "within": 64},
     ),
     # Wi-Fi pre-shared keys: wpa_supplicant psk="…", NetworkManager psk=…, wpa_psk=…

@@ -53,7 +53,8 @@ KEYS: tuple[tuple, ...] = (
         ("5h", "5j", "5k", "k", "l"),
         f"(?:5(?<![A-Za-z0-9+/=]5)[HJK][{_B58}]{{49}}|[KL](?<![A-Za-z0-9+/=][KL])[{_B58}]{{51}})"
         "(?![A-Za-z0-9+/=])",
-        {"scan": True},
+        # a digit follows the first character (all but one in 10,000 keys hold one)
+        {"scan": True, "needs": tuple("123456789"), "within": 53},
     ),
     # -- a token with a short vendor prefix -------------------------------------------------
     # A prefix of two to eight letters at a word start (kept), "_" or "-", then 32 or more
@@ -68,7 +69,8 @@ KEYS: tuple[tuple, ...] = (
         # not a public key by design, nor a digest
         "(?<!pk_)(?<!phc_)(?<!sha1-)(?<!sha256-)(?<!sha384-)(?<!sha512-)(?!publishable_)"
         "(?=[A-Za-z0-9_]{0,64}?[A-Z])(?=[A-Za-z0-9_]{0,64}?[a-z])(?=[A-Za-z0-9_]{0,64}?[0-9])"
-        "[A-Za-z0-9_]{32,}+(?![A-Za-z0-9+/=-])",
-        {"scan": True},
+        "[A-Za-z0-9_]{32,256}+(?![A-Za-z0-9+/=-])",
+        # the run holds a digit in its first 65 characters
+        {"scan": True, "needs": tuple("0123456789"), "within": 67},
     ),
 )

@@ -3,7 +3,7 @@
 :mod:`colony_tasks.base.redact_rules` (which says what each column means).
 
 A label is a word for a password (or an access token or API key) in one of the languages
-listed below, then at most three short words (``Пароль от базы``, ``heslo k databázi``), then a
+listed below, then at most two short words (``Пароль от базы``, ``heslo k databázi``), then a
 separator (``:``, ``：``, ``=``, a dash between blanks, or a verb such as ``es``/``ist``/``是``),
 then the value: one word, or a quoted phrase. English labels are the assignment rules' work
 (:mod:`~colony_tasks.base.redact_rules_context`). The words are the common translations of
@@ -97,13 +97,13 @@ def _label_pattern(words: tuple[str, ...]) -> str:
     ordered = sorted(words, key=len, reverse=True)
     alternation = "|".join(w.replace(" ", "[ \\t]").replace("-", "[ \\t-]?") for w in ordered)
     return (
-        # the label, not inside a longer word; "=" after it, or up to three short words and
+        # the label, not inside a longer word; "=" after it, or up to two short words and
         # ":" or a verb (a word before "=" is a name: 密钥 password=… is an assignment)
-        f"(?P<keep>(?<![^\\W\\d_])(?i:{alternation})(?![^\\W\\d_])(?:[ \\t]{{0,4}}+[=＝](?![=])"
-        '|(?:[ \\t]{1,4}+[^\\s:：=＝"「\\[\\]]{1,24}+){0,3}?[ \\t]{0,4}+(?:[:：](?![:=])'
+        f"(?P<keep>(?<![^\\W\\d_])(?>(?i:{alternation}))(?![^\\W\\d_])(?:[ \\t]{{0,4}}+[=＝](?![=])"
+        '|(?:[ \\t]{1,4}+[^\\s:：=＝"「\\[\\]]{1,16}+){0,2}?[ \\t]{0,4}+(?:[:：](?![:=])'
         "|(?<=[ \\t])(?:" + _VERBS + ")(?=[ \\t])))"
         # the value: quoted, or one word that is not a reference nor already replaced
-        "[ \\t]{0,4}+[\"'«„“「]?+)(?![$%{<\\[(])(?![ \\t]*+\\n)[^\\s\"'»“”」,;]{1,128}+"
+        "[ \\t]{0,4}+[\"'«„“「]?+)(?![$%{<\\[(])[^\\s\"'»“”」,;]{1,128}+"
     )
 
 

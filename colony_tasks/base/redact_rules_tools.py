@@ -80,7 +80,7 @@ POSITIONAL: tuple[tuple[str, int], ...] = (
 # A tool's value: quoted, or one word; not a reference ($VAR, %VAR%), not already replaced.
 _VALUE = r"""(?![\s-])(?![\"']?+[$%])(?!\[REDACTED)(?:\"[^\"\n]++\"?+|'[^'\n]++'?+|[^\s\"'`]++)"""
 _ON_COMMAND = r"[^\n|;&]{0,160}?"
-_WORD = r"""(?:\"[^\"\n]{0,128}+\"|'[^'\n]{0,128}+'|[^\s\"']{1,256}+)"""
+_WORD = r"""(?:\"[^\"\n]{0,32}+\"|'[^'\n]{0,32}+'|[^\s\"']{1,64}+)"""
 
 
 def _short_flag_rule(letter: str, tools: tuple[str, ...], glued: bool = False) -> tuple:
@@ -99,9 +99,9 @@ def _positional_pattern() -> str:
     for command, skip in POSITIONAL:
         tool, sub = command.split(" ", 1)
         sub = sub.replace(" ", "[ \\t]{1,8}+")
-        head = f"{tool}(?![\\w-]){_ON_COMMAND}[ \\t](?i:{sub})"
+        head = f"{tool}(?![\\w-])[^\\n|;&]{{0,32}}?[ \\t](?i:{sub})"
         forms.append(head + f"(?:[ \\t]{{1,8}}+{_WORD}){{{skip}}}")
-    return f"(?P<keep>(?<![\\w-])(?:{'|'.join(forms)})[ \\t]{{1,8}}+)(?![/*])" + _VALUE
+    return f"(?P<keep>(?<![\\w-])(?>{'|'.join(forms)})[ \\t]{{1,8}}+)(?![/*])" + _VALUE
 
 
 # (name, kind, triggers, pattern[, options]); see colony_tasks.base.redact_rules.

@@ -27,6 +27,8 @@ MNEMONIC_24 = (
 XPRV = "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi"
 WIF = "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ"
 
+_B64_ENV = base64.b64encode(f"DB_PASSWORD={P5}\n".encode()).decode()
+
 DEV: list[tuple[str, str, str]] = [
     # -- labels in other languages ---------------------------------------------------------
     ("label-i18n", P1, f"Passwort: {P1}"),
@@ -92,7 +94,7 @@ DEV: list[tuple[str, str, str]] = [
     ("config", P3, f"[s3]\ntype = s3\naccess_key_id = AKID\nsecret_access_key = {P3}\n"),
     # -- encoded forms ---------------------------------------------------------------------
     ("encoded", P4, '{"\\u0070assword": "' + P4 + '"}'),
-    ("encoded", P5, base64.b64encode(f"DB_PASSWORD={P5}\n".encode()).decode()),
+    ("encoded", _B64_ENV, _B64_ENV),
     ("encoded", P6, f"INSERT INTO users (name, password) VALUES ('bob', '{P6}');"),
     ("encoded", P1, '{"\\u0070\\u0061\\u0073\\u0073\\u0077\\u006f\\u0072\\u0064":"' + P1 + '"}'),
     # -- wallet material -------------------------------------------------------------------
@@ -103,7 +105,7 @@ DEV: list[tuple[str, str, str]] = [
     # -- values split across lines ---------------------------------------------------------
     ("split", P2, f"password:\n  {P2}\n"),
     ("split", P3, f'{{\n  "password":\n    "{P3}"\n}}'),
-    ("split", TOKEN, f'api_token = (\n    "{TOKEN[:20]}"\n    "{TOKEN[20:]}"\n)'),
+    ("split", TOKEN[20:], f'api_token = (\n    "{TOKEN[:20]}"\n    "{TOKEN[20:]}"\n)'),
     ("split", P4, f"export DB_PASSWORD=\\\n{P4}"),
 ]
 

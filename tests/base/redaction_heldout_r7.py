@@ -38,6 +38,9 @@ TPRV = "tprv8ZgxMBicQKsPd9TeAdPADNnSyH9SSUUbTVeFszDE23Ki6TBB5nCefAdHkK8Fm3qMQR6s
 ETH_KEY = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 WIF_C = "L1aW4aubDFB7yfras2S1mN3bqg9nwySY8nkoLmJebSLD5BWv3ENZ"
 
+_B1 = base64.b64encode(f"export API_SECRET='{S1}'\n".encode()).decode()
+_B2 = base64.b64encode(f"SMTP_PASSWORD={S2}".encode()).decode()
+
 HELDOUT_R7: list[tuple[str, str, str]] = [
     # -- labels in languages the development set does not use ------------------------------
     ("label-i18n", S1, f"hasło: {S1}"),
@@ -117,8 +120,9 @@ HELDOUT_R7: list[tuple[str, str, str]] = [
     ("encoded", S4, f"&#112;assword={S4}"),
     ("encoded", S5, f"\\x70assword = '{S5}'"),
     ("encoded", S6, f"username,password,role\nbob,{S6},admin\n"),
-    ("encoded", S1, base64.b64encode(f"export API_SECRET='{S1}'\n".encode()).decode()),
-    ("encoded", S2, json.dumps({"env": base64.b64encode(f"SMTP_PASSWORD={S2}".encode()).decode()})),
+    # (a secret stored only encoded: the encoded form must not be stored)
+    ("encoded", _B1, _B1),
+    ("encoded", _B2, json.dumps({"env": _B2})),
     # -- wallet forms the development set does not use -------------------------------------
     ("wallet", MNEMONIC_15, f"recovery phrase: {MNEMONIC_15}"),
     ("wallet", MNEMONIC_18, f'{{"mnemonic": "{MNEMONIC_18}"}}'),
