@@ -35,6 +35,8 @@ def redact_mnemonics(text: str) -> str:
         if head.isascii() and head.isalpha() and head.islower() and 3 <= len(head) <= 8 and whole:
             words.insert(0, head)
             start -= len(head)
+        else:
+            start += 1  # the blank before the first word stays
         if len(words) < 12 or not _all_listed(words):
             continue
         out.append(text[kept_from:start])

@@ -112,8 +112,8 @@ TOOLS: tuple[tuple, ...] = (
         "cli-password-option",
         "password",
         ("-pw", "-pass", "/p:", "/pw", "/pass"),
-        r"(?P<keep>(?:(?<![\w-])-(?:pw|pwd|pass|passwd|password|passphrase)(?:[ \t]{1,8}+|=)"
-        r"|(?<![\w/:.])/(?:p|pw|pwd|pass|password):))"
+        r"(?P<keep>(?:-(?<![\w-]-)(?:pw|pwd|pass|passwd|password|passphrase)(?:[ \t]{1,8}+|=)"
+        r"|/(?<![\w/:.]/)(?:p|pw|pwd|pass|password):))"
         r"(?!(?:env|file|fd|pass):|stdin(?!\S))" + _VALUE,
     ),
     *(_short_flag_rule(letter, tools) for letter, tools in SHORT_FLAGS.items()),
