@@ -76,12 +76,19 @@ def _compile(
     return found
 
 
-def apply_rule(rule: Rule, text: str, spelled: bool | None = None) -> str:
+def apply_rule(
+    rule: Rule, text: str, spelled: bool | None = None, lowered: str | None = None
+) -> str:
     """``text`` with ``rule`` applied (``spelled``: with the patterns for long texts; by
-    default, when ``text`` is longer than :data:`LONG_TEXT`)."""
+    default, when ``text`` is longer than :data:`LONG_TEXT`). ``lowered``: ``text.lower()``,
+    when the caller has it (a rule with anchors finds them there)."""
     if spelled is None:
         spelled = len(text) > LONG_TEXT
     patterns, marker, replace = _compile(rule, spelled)
+    if rule.anchors and replace is None and len(patterns) == 1:
+        lowered = text.lower() if lowered is None else lowered
+        if len(lowered) == len(text):  # (else an anchor's place there is not its place here)
+            return _apply_anchored(patterns[0], marker, text, lowered, rule.anchors)
     for pattern in patterns:
         if replace is not None:
             text = pattern.sub(replace, text)
@@ -97,6 +104,38 @@ def apply_rule(rule: Rule, text: str, spelled: bool | None = None) -> str:
                 parts[1::2] = map(str.__add__, parts[1::2], [marker] * (len(parts) // 2))
                 text = "".join(parts)
     return text
+
+
+def _apply_anchored(
+    pattern: re.Pattern[str], marker: str, text: str, lowered: str, anchors: tuple[str, ...]
+) -> str:
+    """``pattern.sub`` of the kept prefix and ``marker``, tried only where an anchor starts:
+    the same matches (every match starts at an anchor, and a match tried at a position sees
+    the text before it), found in C by ``str.find`` instead of a try at every position."""
+    starts: set[int] = set()
+    for anchor in anchors:
+        at = lowered.find(anchor)
+        while at != -1:
+            starts.add(at)
+            at = lowered.find(anchor, at + 1)
+    keeps = "keep" in pattern.groupindex
+    out: list[str] = []
+    kept_from = 0
+    for at in sorted(starts):
+        if at < kept_from:
+            continue
+        match = pattern.match(text, at)
+        if match is None:
+            continue
+        out.append(text[kept_from:at])
+        if keeps:
+            out.append(match.group("keep"))
+        out.append(marker)
+        kept_from = match.end()
+    if not out:
+        return text
+    out.append(text[kept_from:])
+    return "".join(out)
 
 
 _code: list[re.Pattern[str]] = []
@@ -197,8 +236,13 @@ def _plain(text: str, lowered: str | None = None) -> str:
         return redact_mnemonics(text)
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
+    low: str | None = "\n" + lowered
     for rule in _triggered(lowered, len(text) > LONG_TEXT):
-        work = apply_rule(rule, work)
+        if rule.anchors and low is None:
+            low = work.lower()
+        applied = apply_rule(rule, work, lowered=low)
+        if applied is not work:
+            work, low = applied, None
     return redact_mnemonics(work[1:])
 
 

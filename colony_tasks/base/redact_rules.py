@@ -60,7 +60,12 @@ class Rule:
     assignment, the sensitive word of a flag — for a match to be possible at all. ``within``
     follows from the pattern's bounded head (each rule says how). This keeps a hook from
     compiling a pattern for prose that merely mentions a token or a key, and a long text full of
-    the word from a pass that cannot match."""
+    the word from a pass that cannot match.
+
+    ``anchors``: lowercase substrings of which one starts every match, where the pattern
+    itself cannot tell ``re`` so (it starts with a lookbehind or a case-insensitive
+    alternation, and ``re`` then tries every position of the text). Such a rule is tried only
+    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`)."""
 
     __slots__ = (
         "name",
@@ -73,6 +78,7 @@ class Rule:
         "prefixed",
         "needs",
         "within",
+        "anchors",
     )
 
     def __init__(
@@ -86,10 +92,11 @@ class Rule:
         needs: tuple[str, ...] = (),
         within: int = 0,
         scan: bool = False,
+        anchors: tuple[str, ...] = (),
     ) -> None:
         self.name, self.kind, self.triggers = name, kind, triggers
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
-        self.needs, self.within = needs, within
+        self.needs, self.within, self.anchors = needs, within, anchors
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal (or ``scan``: its pattern finds candidates faster than its
         # triggers do): scanning a long text for it costs about what looking for a trigger

@@ -107,8 +107,25 @@ def _label_pattern(words: tuple[str, ...]) -> str:
     )
 
 
+def _first_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    """What a match of a label rule over ``words`` starts with: each label's first word."""
+    return tuple(sorted({w.replace("-", " ").split(" ")[0] for w in words}))
+
+
 # (name, kind, triggers, pattern[, options]); see colony_tasks.base.redact_rules.
 LABELS: tuple[tuple, ...] = (
-    ("label-ascii", "password", ASCII_LABELS, _label_pattern(ASCII_LABELS)),
-    ("label-other", "password", OTHER_LABELS, _label_pattern(OTHER_LABELS)),
+    (
+        "label-ascii",
+        "password",
+        ASCII_LABELS,
+        _label_pattern(ASCII_LABELS),
+        {"anchors": _first_words(ASCII_LABELS)},
+    ),
+    (
+        "label-other",
+        "password",
+        OTHER_LABELS,
+        _label_pattern(OTHER_LABELS),
+        {"anchors": _first_words(OTHER_LABELS)},
+    ),
 )

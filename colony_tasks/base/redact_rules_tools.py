@@ -91,6 +91,7 @@ def _short_flag_rule(letter: str, tools: tuple[str, ...], glued: bool = False) -
         "password",
         tuple(sorted({t.lower() for t in tools})),
         f"(?P<keep>(?<![\\w-])(?:{names})(?![\\w-]){_ON_COMMAND}[ \\t]{flag})" + _VALUE,
+        {"anchors": tuple(sorted(set(tools)))},
     )
 
 
@@ -115,6 +116,7 @@ TOOLS: tuple[tuple, ...] = (
         r"(?P<keep>(?:-(?<![\w-]-)(?:pw|pwd|pass|passwd|password|passphrase)(?:[ \t]{1,8}+|=)"
         r"|/(?<![\w/:.]/)(?:p|pw|pwd|pass|password):))"
         r"(?!(?:env|file|fd|pass):|stdin(?!\S))" + _VALUE,
+        {"anchors": ("-pw", "-pass", "/p:", "/pw", "/pass")},
     ),
     *(_short_flag_rule(letter, tools) for letter, tools in SHORT_FLAGS.items()),
     *(_short_flag_rule(letter, tools, glued=True) for letter, tools in GLUED.items()),
@@ -132,6 +134,7 @@ TOOLS: tuple[tuple, ...] = (
             "redis-cli",
         ),
         _positional_pattern(),
+        {"anchors": tuple(sorted({command.split(" ")[0] for command, _ in POSITIONAL}))},
     ),
     # user/password@db after Oracle's tools and CONNECT; `/ as sysdba` has no user.
     (
@@ -141,6 +144,7 @@ TOOLS: tuple[tuple, ...] = (
         r"(?P<keep>(?<![\w-])(?i:sqlplus|expdp|impdp|sqlldr|rman|dgmgrl|exp|imp)"
         r"(?:[ \t]{1,8}+-[A-Za-z]{1,16}+){0,3}+[ \t]{1,8}+(?:(?i:target|auxiliary)=)?+"
         r"[\"']?+[A-Za-z][\w$#.]{0,63}+/)(?!\[REDACTED)[^\s/@\"']{1,128}+",
+        {"anchors": ("sqlplus", "sqlldr", "rman", "dgmgrl", "exp", "imp")},
     ),
     # user and password in one argument: lftp -u user,pw; smbclient/rpcclient/net -U user%pw.
     (
@@ -149,6 +153,7 @@ TOOLS: tuple[tuple, ...] = (
         ("lftp",),
         r"(?P<keep>(?<![\w-])lftp(?![\w-])" + _ON_COMMAND + r"[ \t]-u[ \t]{1,8}+[\"']?+"
         r"[^\s,\"']{1,128}+,)" + _VALUE,
+        {"anchors": ("lftp",)},
     ),
     # npm/yarn/pnpm/git/poetry config set KEY VALUE, where KEY names a token or password.
     (
@@ -158,6 +163,10 @@ TOOLS: tuple[tuple, ...] = (
         r"(?P<keep>(?<![\w-])config(?:[ \t]{1,8}+-{1,2}[\w-]{1,20}+){0,3}+(?:[ \t]{1,8}+set)?+"
         r"[ \t]{1,8}+[\"']?+[^\s=\"']{0,96}?(?i:token|_auth|password|passwd|secret|api[-_]?key)"
         r"[\"']?+[ \t]{1,8}+)(?!-)" + _VALUE,
-        {"needs": ("token", "auth", "pass", "secret", "key"), "within": 200},
+        {
+            "needs": ("token", "auth", "pass", "secret", "key"),
+            "within": 200,
+            "anchors": ("config",),
+        },
     ),
 )
