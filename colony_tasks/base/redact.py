@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 
 # How far back from a cut the cap drops a partial word (a secret cut in half must not stay).
 CUT_LOOKBACK = 1024
-# Above this length a rule that starts with a literal runs without its trigger test: both
-# cost one pass over the text, and most of a long text's triggers are absent (a full pass).
+# Above this length a rule that starts with a literal, or that has anchors, runs without its
+# trigger test: looking for its start costs about what looking for a trigger does (a full
+# pass when absent, as most of a long text's triggers are).
 LONG_TEXT = 65_536
 ELLIPSIS = "…"
 
@@ -342,7 +343,7 @@ def _triggered(lowered: str, long_text: bool) -> Iterator[Rule]:
     trigger in the text (and, for gated rules, a need near it)."""
     present: dict[str, bool] = {}
     for rule in RULES:
-        for trigger in ("",) if long_text and rule.prefixed else rule.triggers:
+        for trigger in ("",) if long_text and (rule.prefixed or rule.anchors) else rule.triggers:
             hit = present.get(trigger)
             if hit is None:
                 hit = present[trigger] = trigger in lowered

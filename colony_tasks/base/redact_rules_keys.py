@@ -51,7 +51,8 @@ KEYS: tuple[tuple, ...] = (
         "wif-private-key",
         "wallet-key",
         ("5h", "5j", "5k", "k", "l"),
-        f"(?:5(?<![A-Za-z0-9+/=]5)[HJK][{_B58}]{{49}}|[KL](?<![A-Za-z0-9+/=][KL])[{_B58}]{{51}})"
+        # (the first character as a class, so that re jumps between its occurrences)
+        f"[5KL](?<![A-Za-z0-9+/=][5KL])(?:(?<=5)[HJK][{_B58}]{{49}}|(?<=[KL])[{_B58}]{{51}})"
         "(?![A-Za-z0-9+/=])",
         # a digit follows the first character (all but one in 10,000 keys hold one)
         {"scan": True, "needs": tuple("123456789"), "within": 53},

@@ -83,6 +83,13 @@ _ON_COMMAND = r"[^\n|;&]{0,160}?"
 _WORD = r"""(?:\"[^\"\n]{0,32}+\"|'[^'\n]{0,32}+'|[^\s\"']{1,64}+)"""
 
 
+def _shortest(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` without those that start with another of them (found where it is)."""
+    return tuple(
+        sorted(w for w in set(words) if not any(w != v and w.startswith(v) for v in words))
+    )
+
+
 def _short_flag_rule(letter: str, tools: tuple[str, ...], glued: bool = False) -> tuple:
     names = "|".join(sorted(tools, key=len, reverse=True))
     flag = f"-{letter}(?:[ \\t]{{1,8}}+|=)" + ("?+" if glued else "")
@@ -91,7 +98,7 @@ def _short_flag_rule(letter: str, tools: tuple[str, ...], glued: bool = False) -
         "password",
         tuple(sorted({t.lower() for t in tools})),
         f"(?P<keep>(?<![\\w-])(?:{names})(?![\\w-]){_ON_COMMAND}[ \\t]{flag})" + _VALUE,
-        {"anchors": tuple(sorted(set(tools)))},
+        {"anchors": _shortest(tools)},
     )
 
 
