@@ -14,7 +14,8 @@ counted in one pass.
 
 A rule runs only when one of its lowercase trigger substrings occurs in the text, and its
 pattern is compiled the first time it runs: most texts hold no secret, and a hook process
-compiles few patterns. Standard library only: every hook process imports this module.
+compiles few patterns. A rule with anchors (the words its matches start with) is tried only
+where one occurs, found by ``str.find`` in C rather than by ``re`` at every position. Standard library only: every hook process imports this module.
 """
 
 from __future__ import annotations
