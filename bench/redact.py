@@ -19,6 +19,12 @@ Figures and same-run ratios, not tests (the tests assert growth, never time):
 
 Run ``python bench/redact.py`` (``--quick`` for fewer samples). Results are also written to
 ``bench/results/redact.json``.
+
+``--against PATH`` instead compares this checkout's ``redact()`` with the one of another
+checkout (say main's), on 1 MB of ordinary text, of non-ASCII text and of text dense with
+secrets: each checkout runs in its own interpreter (its package imported from its own
+directory, bytecode compiled first), and the two are asked in turn for one timed call at a
+time, so both see the same load. It prints each median and the same-run ratio.
 """
 
 from __future__ import annotations
@@ -332,13 +338,93 @@ def import_cost(n: int) -> list[Stat]:
     return stats
 
 
+# A checkout's redact(), timed one call at a time on request: "load NAME PATH" reads a text,
+# "time NAME" answers with the seconds one uncached redact() of it took.
+WORKER = """
+import sys, time
+from colony_tasks.base import redact as engine
+texts = {}
+for line in sys.stdin:
+    verb, name, *rest = line.split()
+    if verb == "load":
+        texts[name] = open(rest[0], encoding="utf-8").read()
+        engine.redact(texts[name])  # compiles the patterns this text needs
+        print("ok", flush=True)
+    else:
+        engine._RECENT.clear()
+        t0 = time.perf_counter()
+        engine.redact(texts[name])
+        print(time.perf_counter() - t0, flush=True)
+"""
+
+
+def against_texts() -> dict[str, str]:
+    """The three 1 MB texts of the comparison with another checkout."""
+    secret_pieces = [text for _, text in CORPUS if "private" not in text.lower()]
+    return {
+        "ordinary": fill(NORMAL_PIECES, MB),
+        "non-ascii": fill(NON_ASCII_PIECES, MB),
+        "secret-dense": fill(secret_pieces, MB),
+    }
+
+
+def against(other: Path, n: int) -> list[Stat]:
+    """Medians of this checkout's redact() and ``other``'s on 1 MB texts, interleaved."""
+    checkouts = {"this": ROOT, "other": other.resolve()}
+    log(f"redact() of this checkout against {checkouts['other']}, 1 MB texts, {n} samples each")
+    workers = {}
+    for key, path in checkouts.items():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "colony_tasks"], cwd=path)
+        workers[key] = subprocess.Popen(
+            [sys.executable, "-c", WORKER],
+            cwd=path,
+            env={**os.environ, "PYTHONPATH": str(path)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(key: str, line: str) -> str:
+        worker = workers[key]
+        assert worker.stdin is not None and worker.stdout is not None
+        worker.stdin.write(line + "\n")
+        worker.stdin.flush()
+        return worker.stdout.readline()
+
+    stats: list[Stat] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in against_texts().items():
+            path = Path(folder, name)
+            path.write_text(text, encoding="utf-8")
+            samples: dict[str, list[float]] = {key: [] for key in workers}
+            for key in workers:
+                ask(key, f"load {name} {path}")
+            for i in range(n):
+                for key in sorted(workers, reverse=bool(i % 2)):  # alternate who goes first
+                    samples[key].append(float(ask(key, f"time {name}")))
+            base = stat(f"1 MB {name}: other checkout", samples["other"])
+            stats += [
+                compare(stat(f"1 MB {name}: this checkout", samples["this"]), base, "other"),
+                base,
+            ]
+            print_stat(stats[-2])
+            print_stat(stats[-1])
+    for worker in workers.values():
+        worker.communicate()
+    return stats
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples")
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
     args = parser.parse_args()
     n = 5 if args.quick else 15
     info = machine_info()
     log(machine_line(info))
+    if args.against is not None:
+        print(format_table(against(args.against, n), title="redaction, 1 MB texts"))
+        return
     stats = sizes(n) + import_cost(n)
     print()
     print(format_table(stats, title="redaction"))

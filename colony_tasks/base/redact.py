@@ -14,7 +14,8 @@ counted in one pass.
 
 A rule runs only when one of its lowercase trigger substrings occurs in the text, and its
 pattern is compiled the first time it runs: most texts hold no secret, and a hook process
-compiles few patterns. Standard library only: every hook process imports this module.
+compiles few patterns. A rule with anchors (the words its matches start with) is tried only
+where one occurs, found by ``str.find`` in C rather than by ``re`` at every position. Standard library only: every hook process imports this module.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import re
 
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
+from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
 from .text import utf8_safe
 
@@ -33,8 +35,9 @@ if TYPE_CHECKING:
 
 # How far back from a cut the cap drops a partial word (a secret cut in half must not stay).
 CUT_LOOKBACK = 1024
-# Above this length a rule that starts with a literal runs without its trigger test: both
-# cost one pass over the text, and most of a long text's triggers are absent (a full pass).
+# Above this length a rule that starts with a literal, or that has anchors, runs without its
+# trigger test: looking for its start costs about what looking for a trigger does (a full
+# pass when absent, as most of a long text's triggers are).
 LONG_TEXT = 65_536
 ELLIPSIS = "…"
 
@@ -75,12 +78,19 @@ def _compile(
     return found
 
 
-def apply_rule(rule: Rule, text: str, spelled: bool | None = None) -> str:
+def apply_rule(
+    rule: Rule, text: str, spelled: bool | None = None, lowered: str | None = None
+) -> str:
     """``text`` with ``rule`` applied (``spelled``: with the patterns for long texts; by
-    default, when ``text`` is longer than :data:`LONG_TEXT`)."""
+    default, when ``text`` is longer than :data:`LONG_TEXT`). ``lowered``: ``text.lower()``,
+    when the caller has it (a rule with anchors finds them there)."""
     if spelled is None:
         spelled = len(text) > LONG_TEXT
     patterns, marker, replace = _compile(rule, spelled)
+    if rule.anchors and replace is None and len(patterns) == 1:
+        lowered = text.lower() if lowered is None else lowered
+        if len(lowered) == len(text):  # (else an anchor's place there is not its place here)
+            return _apply_anchored(patterns[0], marker, text, lowered, rule.anchors)
     for pattern in patterns:
         if replace is not None:
             text = pattern.sub(replace, text)
@@ -96,6 +106,38 @@ def apply_rule(rule: Rule, text: str, spelled: bool | None = None) -> str:
                 parts[1::2] = map(str.__add__, parts[1::2], [marker] * (len(parts) // 2))
                 text = "".join(parts)
     return text
+
+
+def _apply_anchored(
+    pattern: re.Pattern[str], marker: str, text: str, lowered: str, anchors: tuple[str, ...]
+) -> str:
+    """``pattern.sub`` of the kept prefix and ``marker``, tried only where an anchor starts:
+    the same matches (every match starts at an anchor, and a match tried at a position sees
+    the text before it), found in C by ``str.find`` instead of a try at every position."""
+    starts: set[int] = set()
+    for anchor in anchors:
+        at = lowered.find(anchor)
+        while at != -1:
+            starts.add(at)
+            at = lowered.find(anchor, at + 1)
+    keeps = "keep" in pattern.groupindex
+    out: list[str] = []
+    kept_from = 0
+    for at in sorted(starts):
+        if at < kept_from:
+            continue
+        match = pattern.match(text, at)
+        if match is None:
+            continue
+        out.append(text[kept_from:at])
+        if keeps:
+            out.append(match.group("keep"))
+        out.append(marker)
+        kept_from = match.end()
+    if not out:
+        return text
+    out.append(text[kept_from:])
+    return "".join(out)
 
 
 _code: list[re.Pattern[str]] = []
@@ -193,12 +235,17 @@ def _plain(text: str, lowered: str | None = None) -> str:
     """``text`` with every rule whose trigger it holds applied (no folding)."""
     lowered = text.lower() if lowered is None else lowered
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
-        return text
+        return redact_mnemonics(text)
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
+    low: str | None = "\n" + lowered
     for rule in _triggered(lowered, len(text) > LONG_TEXT):
-        work = apply_rule(rule, work)
-    return work[1:]
+        if rule.anchors and low is None:
+            low = work.lower()
+        applied = apply_rule(rule, work, lowered=low)
+        if applied is not work:
+            work, low = applied, None
+    return redact_mnemonics(work[1:])
 
 
 # A process that redacts many short texts (an edit naming 20,000 files redacts each path)
@@ -297,7 +344,7 @@ def _triggered(lowered: str, long_text: bool) -> Iterator[Rule]:
     trigger in the text (and, for gated rules, a need near it)."""
     present: dict[str, bool] = {}
     for rule in RULES:
-        for trigger in ("",) if long_text and rule.prefixed else rule.triggers:
+        for trigger in ("",) if long_text and (rule.prefixed or rule.anchors) else rule.triggers:
             hit = present.get(trigger)
             if hit is None:
                 hit = present[trigger] = trigger in lowered

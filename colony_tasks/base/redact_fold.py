@@ -49,6 +49,8 @@ _FOLDABLE = (
     "[\\\\\x80-\U0010ffff]"
     f"(?:(?<=[{_INVISIBLE}{_COMPAT}])[{_INVISIBLE}{_COMPAT}]*+"
     "|(?<=\\\\)\\\\*+(?=[\"'])|(?<=\\\\)\\r?\\n[ \\t]{0,64}+"
+    # an escaped ASCII character: \u0070, \x70 (JSON, JavaScript and Python string escapes)
+    "|(?<=\\\\)(?:u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])"
     # non-ASCII letters touching an ASCII letter or digit: folding may leave them as they are
     "|(?P<letters>(?<=[A-Za-z0-9][^\\x00-\\x7f])[^\\x00-\\x7f]{0,62}+"
     f"|(?<=[{_LOOKALIKE}])[{_LOOKALIKE}]{{0,15}}+(?=[A-Za-z0-9])"
@@ -80,7 +82,9 @@ def fold(text: str) -> tuple[str, list[int], list[int]] | None:
         at, end = match.span()
         run = match.group()
         if run[0] == "\\":
-            if run.endswith("\n"):  # a line continuation: one blank
+            if run[1:2] in ("u", "x") and len(run) > 2:  # an escaped character: itself
+                folded_run = [(_unescaped(run), at, end)]
+            elif run.endswith("\n"):  # a line continuation: one blank
                 folded_run = [(" ", at, end)]
             else:  # escaping backslashes before a quote: gone
                 folded_run = []
@@ -119,6 +123,11 @@ def fold(text: str) -> tuple[str, list[int], list[int]] | None:
     starts.extend(range(last, len(text)))
     ends.extend(range(last + 1, len(text) + 1))
     return "".join(pieces), starts, ends
+
+
+def _unescaped(run: str) -> str:
+    """The character an escape such as ``\\u0070`` or ``\\x70`` stands for (printable ASCII)."""
+    return chr(int(run[2:], 16))
 
 
 def _ascii_alnum(char: str) -> bool:
@@ -235,6 +244,8 @@ def _site_folded(before: str, run: str, after: str) -> str:
         _fold_re.append(re.compile(f"[{_INVISIBLE}]++"))
         _fold_re.append(re.compile(f"[{_COMPAT}]++"))
     if run[0] == "\\":
+        if run[1:2] in ("u", "x") and len(run) > 2:
+            return _unescaped(run)
         return " " if run.endswith("\n") else ""
     if _fold_re[1].fullmatch(run):
         return ""

@@ -5,10 +5,13 @@ lowercase substrings that must occur in a text before its pattern is compiled or
 pattern. A group named ``keep`` is a readable prefix kept in the output (``password=``,
 ``Authorization: Bearer ``); everything else the pattern matches is replaced.
 
-The table is data, in two modules of literals that import nothing: the secrets known by their
-own shape (:mod:`~colony_tasks.base.redact_rules_formats`: private keys, provider tokens), then
-those known by what surrounds them (:mod:`~colony_tasks.base.redact_rules_context`: headers,
-URLs, flags, assignments), with the building blocks their patterns share. A row is ``(name,
+The table is data, in modules that import nothing, applied in this order: the secrets known by
+their own shape (:mod:`~colony_tasks.base.redact_rules_formats`: private keys, provider tokens;
+:mod:`~colony_tasks.base.redact_rules_keys`: newer providers, wallet keys, vendor-prefixed
+tokens), then those known by what surrounds them: tools' password arguments
+(:mod:`~colony_tasks.base.redact_rules_tools`), labels in other languages
+(:mod:`~colony_tasks.base.redact_rules_labels`), then headers, URLs, flags and assignments
+(:mod:`~colony_tasks.base.redact_rules_context`, with the building blocks the patterns share). A row is ``(name,
 kind, triggers, pattern)``, then optionally a dict of :class:`Rule`'s other arguments. In a
 pattern, ``@NAME@`` stands for the fragment NAME, written out here once, at import; two
 placeholders stay, filled in when a rule is compiled: :data:`WORD` (each of the rule's
@@ -37,6 +40,9 @@ from __future__ import annotations
 
 from .redact_rules_context import CODE, CONTEXT, FRAGMENTS
 from .redact_rules_formats import FORMATS
+from .redact_rules_keys import KEYS
+from .redact_rules_labels import LABELS
+from .redact_rules_tools import TOOLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +60,12 @@ class Rule:
     assignment, the sensitive word of a flag — for a match to be possible at all. ``within``
     follows from the pattern's bounded head (each rule says how). This keeps a hook from
     compiling a pattern for prose that merely mentions a token or a key, and a long text full of
-    the word from a pass that cannot match."""
+    the word from a pass that cannot match.
+
+    ``anchors``: lowercase substrings of which one starts every match, where the pattern
+    itself cannot tell ``re`` so (it starts with a lookbehind or a case-insensitive
+    alternation, and ``re`` then tries every position of the text). Such a rule is tried only
+    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`)."""
 
     __slots__ = (
         "name",
@@ -67,6 +78,7 @@ class Rule:
         "prefixed",
         "needs",
         "within",
+        "anchors",
     )
 
     def __init__(
@@ -80,10 +92,11 @@ class Rule:
         needs: tuple[str, ...] = (),
         within: int = 0,
         scan: bool = False,
+        anchors: tuple[str, ...] = (),
     ) -> None:
         self.name, self.kind, self.triggers = name, kind, triggers
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
-        self.needs, self.within = needs, within
+        self.needs, self.within, self.anchors = needs, within, anchors
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal (or ``scan``: its pattern finds candidates faster than its
         # triggers do): scanning a long text for it costs about what looking for a trigger
@@ -144,7 +157,7 @@ def build() -> tuple[Rule, ...]:
     fragments: list[tuple[str, str]] = []
     for name, text in FRAGMENTS.items():
         fragments.append((f"@{name}@", _expanded(text, fragments)))
-    return tuple(_rule(row, fragments) for row in FORMATS + CONTEXT)
+    return tuple(_rule(row, fragments) for row in FORMATS + KEYS + TOOLS + LABELS + CONTEXT)
 
 
 RULES = build()

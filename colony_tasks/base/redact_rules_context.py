@@ -33,13 +33,19 @@ FRAGMENTS: dict[str, str] = {
     "UNQUOTED": r"""[^\s\"'`,;)}\]]""",
     # Not a value already replaced, nor one that starts like a reference ($VAR, ${x},
     # {{ x }}, <x>, /path, ~/x), nor code (CODE, where @CODE@ stands).
-    "NOT_CODE": r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`)\],;}])(?!\.\.?+/)@CODE@",
+    "NOT_CODE": r"(?!\[REDACTED)(?![$%&*{<@!|>#/\\~`)\],;}])(?!\.\.?+/)@NOT_PUBLIC@@CODE@",
+    # Public by design, or a placeholder: a publishable key, an SSH public key, YOUR_TOKEN.
+    "NOT_PUBLIC": (
+        r"(?!pk_(?:live|test)_|pk\.eyJ|phc_|sb_publishable_|ssh-(?:ed25519|rsa|dss) "
+        r"|ecdsa-sha2-|sk-ssh-|(?i:your)[_-]|xxxx|\*\*\*|\.\.\.)"
+    ),
     # Building blocks for the assignment rules, which run on the lowercased text: a name
     # holding a sensitive word, an optional closing quote, a separator, then the value.
     # Every alternative starts with a literal, so `re` can skip ahead.
     "SEP": (
         r"""["']?+\]?+[ \t]{0,8}+(?>=(?![=~>])|:=|:(?!:)|=>|\?="""
-        r"""|,(?=[ \t]{0,8}+["']))[ \t]{0,8}+(?:\([ \t]{0,8}+\r?\n[ \t]{0,32}+)?+"""
+        r"""|,(?=[ \t]{0,8}+["']))[ \t]{0,8}+(?:\(?+[ \t]{0,8}+\r?\n[ \t]{0,32}+"""
+        r"""(?![\w.-]{1,80}+:(?![^ \t\n])))?+"""
     ),
     # Closes the kept group: a quote, b"…".
     "STRING_PREFIX": "(?:[bBrRuUfF]{0,2}+[\"'])?+)",
@@ -63,6 +69,20 @@ FRAGMENTS: dict[str, str] = {
     # Not a segment of an ARN (arn:aws:secretsmanager:…:123456789012:secret:name); after
     # the word, so the pattern still starts with a literal `re` can jump between.
     "NOT_ARN": "(?<!aws:@WORD@)(?<!-cn:@WORD@)(?<!gov:@WORD@)(?<![0-9]:@WORD@)",
+    # Not a policy number: password_min_length = 12, PASSWORD_MAX_AGE_DAYS=90.
+    "NOT_POLICY": (
+        r"""(?![\w-]{0,40}?(?i:min|max|len|age|days|count|expir|histor|rounds|attempts|retries"""
+        r"""|timeout|ttl|lifetime|complexity|policy|chars|digits|reuse|interval)[\w-]{0,40}+"""
+        r"""["']?+[ \t]{0,8}+[=:][ \t]{0,8}+["']?+[0-9]{1,6}+(?![^\s"',;)}\]]))"""
+    ),
+    # The same for a YAML key read from its start: min_password_length: 10.
+    "YAML_POLICY": (
+        r"[\w.-]{0,40}?(?i:min|max|len|age|days|count|expir|histor|rounds|attempts|retries"
+        r"|timeout|ttl|lifetime|complexity|policy|chars|digits|reuse|interval)[\w.-]{0,40}+"
+        r":[ \t]{1,8}+[0-9]{1,6}+(?![^\s])"
+    ),
+    # Not an idempotency key (a request id, not a credential); after the word, like NOT_ARN.
+    "NOT_ID": "(?<!dempotency-@WORD@)(?<!dempotency_@WORD@)(?<!DEMPOTENCY_@WORD@)",
     # The separator and a value of any length: to the closing quote when quoted (spaces
     # and all), else one word.
     "ANY_VALUE": (
@@ -86,14 +106,14 @@ CONTEXT: tuple[tuple, ...] = (
         ("authorization",),
         r"""(?P<keep>@WORD@["']?+[ \t]{0,8}+[:=][ \t]{0,8}+["']?+(?i:(?:bearer|basic|token"""
         r"|digest|bot|apikey|sso-key|negotiate|ntlm)[ \t]{1,8}+)?+)"
-        r"""(?!\[REDACTED)[^\s"'`,;]{4,}+""",
+        r"""(?!\[REDACTED)(?![<{$])(?!(?i:your)[_-])[^\s"'`,;]{4,}+""",
         {"spellings": ("authorization", "AUTHORIZATION", "Authorization")},
     ),
     (
         "bearer-token",
         "bearer-token",
         ("bearer",),
-        r"(?P<keep>@WORD@[ \t]{1,8}+)(?!\[REDACTED)[A-Za-z0-9._~+/-]{12,}+=*+",
+        r"(?P<keep>@WORD@[ \t]{1,8}+)(?!\[REDACTED)(?!(?i:your)[_-])[A-Za-z0-9._~+/-]{12,}+=*+",
         {"spellings": ("bearer", "BEARER", "Bearer")},
     ),
     (
@@ -379,23 +399,42 @@ CONTEXT: tuple[tuple, ...] = (
         "yaml-password",
         "secret",
         ("pass", "pwd", "secret", "credential"),
-        r"""(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))[\w.-]{0,20}?"""
+        r"""(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))(?!@YAML_POLICY@)"""
+        r"""[\w.-]{0,20}?"""
         r"""@STRONG@[\w-]{0,40}+:[ \t]{1,8}+)(?![\"'])@NOT_CODE@[^\n]++""",
         {"needs": (":",), "within": 64},
+    ),
+    # Wi-Fi pre-shared keys: wpa_supplicant psk="…", NetworkManager psk=…, wpa_psk=…
+    (
+        "assignment-psk",
+        "secret",
+        ("psk",),
+        "(?P<keep>@WORD@(?<![A-Za-z0-9]@WORD@)@ANY_VALUE@",
+        {"spellings": ("psk", "PSK", "Psk"), "needs": ("=", ":"), "within": 24},
+    ),
+    # Terraform state and plan JSON: an output's "value" in the object that says
+    # "sensitive": true (after the value, at most 256 characters on, in the same object).
+    (
+        "terraform-sensitive",
+        "secret",
+        ("sensitive",),
+        r"""(?P<keep>"value":[ \t]{0,8}+")(?!\[REDACTED)[^"\n]{1,512}+"""
+        r"""(?="[^{}]{0,256}?"sensitive":[ \t]{0,8}+true)""",
     ),
     (
         "assignment-pass",
         "secret",
         ("pass",),
-        "(?P<keep>@WORD@@NOT_ARN@(?>(?i:w(?:or)?d|phrase|(?<=[_-]pass)"
-        r"(?!\w)))[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+@ANY_VALUE@",
+        "(?P<keep>@WORD@@NOT_ARN@@NOT_POLICY@(?>(?i:w(?:or)?d|phrase|(?<=[_-]pass)"
+        r"(?!\w)|(?<=[\n\t ]pass)(?=[ \t]{0,8}+=)))[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+@ANY_VALUE@",
         {"spellings": ("pass", "PASS", "Pass"), "needs": ("=", ":", ","), "within": 94},
     ),
     (
         "assignment-secret",
         "secret",
         ("secret",),
-        "(?P<keep>@WORD@@NOT_ARN@[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+@ANY_VALUE@",
+        "(?P<keep>@WORD@@NOT_ARN@@NOT_POLICY@[A-Za-z0-9]{0,16}+(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
+        "@ANY_VALUE@",
         {"spellings": ("secret", "SECRET", "Secret"), "needs": ("=", ":", ","), "within": 96},
     ),
     (
@@ -414,7 +453,7 @@ CONTEXT: tuple[tuple, ...] = (
         "assignment-pwd",
         "secret",
         ("pwd",),
-        "(?P<keep>@WORD@@NOT_ARN@(?i:(?<![A-Za-z]pwd))[A-Za-z0-9]{0,16}+"
+        "(?P<keep>@WORD@@NOT_ARN@@NOT_POLICY@(?i:(?<![A-Za-z]pwd))[A-Za-z0-9]{0,16}+"
         "(?:[_-][A-Za-z0-9]{1,16}+){0,3}+@ANY_VALUE@",
         {"spellings": ("pwd", "PWD", "Pwd"), "needs": ("=", ":", ","), "within": 93},
     ),
@@ -437,14 +476,14 @@ CONTEXT: tuple[tuple, ...] = (
         "assignment-token",
         "secret",
         ("token",),
-        "(?P<keep>@WORD@(?:[_-][A-Za-z0-9]{1,16}+){0,3}+@LONG_VALUE@",
+        "(?P<keep>@WORD@@NOT_ID@(?:[_-][A-Za-z0-9]{1,16}+){0,3}+@LONG_VALUE@",
         {"spellings": ("token", "TOKEN", "Token"), "needs": ("=", ":", ","), "within": 95},
     ),
     (
         "assignment-key",
         "secret",
         ("key",),
-        "(?P<keep>@WORD@(?>(?i:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)"
+        "(?P<keep>@WORD@@NOT_ID@(?>(?i:(?<=[_.-]key)|(?<=apikey)|(?<=authkey)|(?<=accesskey)"
         "|(?<=accountkey)|(?<=privatekey)|(?<=signingkey)|(?<=sessionkey)|(?<=secretkey)"
         "|(?<=clientkey)|(?<=masterkey)|(?<=encryptionkey)))(?:[_-][A-Za-z0-9]{1,16}+){0,3}+"
         "@LONG_VALUE@",

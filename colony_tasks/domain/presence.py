@@ -28,6 +28,7 @@ The rule for a cut-off session's holdings, in one place:
 from __future__ import annotations
 
 from ..base.kinds import Presence
+from ..base.redact import redact
 
 # Quiet this long (seconds since its last event), a session is idle and what it holds is stale.
 QUIET_AFTER = 30 * 60
@@ -37,8 +38,10 @@ CUT_OFF_GRACE = 10 * 60
 
 
 def cut_off(error: str) -> str:
-    """The ``waiting`` value of a session cut off by ``error`` (``rate_limit``, ...)."""
-    word = "".join(ch for ch in (error or "error")[:40] if ch.isalnum() or ch in "_-.")
+    """The ``waiting`` value of a session cut off by ``error`` (``rate_limit``, ...): its first
+    40 characters, punctuation dropped. The error is redacted first, whole: a secret cut short
+    or stripped of its punctuation is one the rules can no longer read."""
+    word = "".join(ch for ch in redact(error or "error")[:40] if ch.isalnum() or ch in "_-.")
     return CUT_OFF + (word or "error")
 
 

@@ -169,8 +169,12 @@ def test_code_is_told_from_data_in_assigned_values():
 def test_a_secret_in_folded_text_is_replaced_in_the_original_characters():
     # the match runs on a folded copy; what is kept is the original text, invisible
     # characters, full-width letters and other scripts included
+    assert redact.redact("Заметка: pass\u200bword=abc12345xyz — конец") == (
+        "Заметка: pass\u200bword=[REDACTED:secret] — конец"
+    )
+    # a label in another language takes the word after it whole
     assert redact.redact("Пароль: pass\u200bword=abc12345xyz — конец") == (
-        "Пароль: pass\u200bword=[REDACTED:secret] — конец"
+        "Пароль: [REDACTED:password] — конец"
     )
     assert (
         redact.redact("ｐａｓｓｗｏｒｄ＝hunter2-x ｏｋ")

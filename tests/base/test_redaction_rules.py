@@ -14,6 +14,42 @@ from tests.support import secret_corpus as s
 from tests.support.nonsecret_corpus import NONSECRETS
 from tests.support.provider_tokens import PREFIXED
 
+_MIXED = "Zq7XvB2mN9pL4kR8sT1wY6cH3jF5gD0aQ7Xv"
+# issue 37's rules: tools' password arguments, labels, newer providers, wallet keys
+ISSUE_37: dict[str, tuple[str, str, str]] = {
+    "cli-password-option": ("plink -pw s3cr3t-pw host", "s3cr3t-pw", "-pw "),
+    "cli-short-p": ("cqlsh -u admin -p s3cr3t-pw db1", "s3cr3t-pw", "cqlsh -u admin -p "),
+    "cli-short-upper-p": ("mosquitto_sub -u a -P s3cr3t-pw -t x", "s3cr3t-pw", " -P "),
+    "cli-short-upper-n": ("ssh-keygen -N s3cr3t-pw -f k", "s3cr3t-pw", "ssh-keygen -N "),
+    "cli-short-a": ("redis-benchmark -a s3cr3t-pw -q", "s3cr3t-pw", "redis-benchmark -a "),
+    "cli-short-w": ("vsql -U dbadmin -w s3cr3t-pw", "s3cr3t-pw", "vsql -U dbadmin -w "),
+    "cli-short-k": ("openssl enc -aes256 -k s3cr3t-pw -in f", "s3cr3t-pw", "openssl enc"),
+    "cli-short-p-glued": ("rar a -ps3cr3t-pw out.rar f", "s3cr3t-pw", "rar a -p"),
+    "cli-positional-password": ("rabbitmqctl add_user bob s3cr3t-pw", "s3cr3t-pw", "add_user bob "),
+    "cli-oracle-login": ("sqlplus -s app/s3cr3t-pw@db", "s3cr3t-pw", "sqlplus -s app/"),
+    "cli-user-comma-password": ("lftp -u bob,s3cr3t-pw ftp://h", "s3cr3t-pw", "-u bob,"),
+    "cli-config-set": ("yarn config set npmAuthToken s3cr3t-pw", "s3cr3t-pw", "npmAuthToken "),
+    "label-ascii": ("Kennwort: s3cr3t-pw", "s3cr3t-pw", "Kennwort: "),
+    "label-other": ("пароль = s3cr3t-pw", "s3cr3t-pw", "пароль = "),
+    "supabase-token": ("use sbp_" + "a1" * 20, "sbp_" + "a1" * 20, "use "),
+    "firecrawl-key": ("key fc-" + "a1" * 16, "fc-" + "a1" * 16, "key "),
+    "tailscale-key": ("tskey-api-" + _MIXED, "tskey-api-" + _MIXED, ""),
+    "airtable-token": ("pat" + _MIXED[:14] + "." + "a1" * 32, "pat" + _MIXED[:14], ""),
+    "bip32-private-key": ("k xprv9s21" + "A1b2C3d4" * 13, "xprv9s21" + "A1b2C3d4" * 13, "k "),
+    "wif-private-key": (
+        "w 5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ",
+        "5HueCGU8rMjx",
+        "w ",
+    ),
+    "vendor-prefixed-token": ("use acme_" + _MIXED + " now", _MIXED, "use acme_"),
+    "assignment-psk": ('psk="s3cr3t-pw"', "s3cr3t-pw", 'psk="'),
+    "terraform-sensitive": (
+        '{"value": "s3cr3t-pw", "sensitive": true}',
+        "s3cr3t-pw",
+        '{"value": "',
+    ),
+}
+
 # rule name -> (text, the secret in it, the prefix the rule keeps visible)
 EXAMPLES: dict[str, tuple[str, str, str]] = {
     "pem-private-key": (f"cat key\n{s.EC_PEM}\ndone", s.EC_BODY, "cat key\n"),
@@ -150,6 +186,7 @@ EXAMPLES: dict[str, tuple[str, str, str]] = {
         "CONTRIBSYS__COM=",
     ),
     "yaml-block": (f"app:\n  api_token: >\n    {s.OPAQUE}\n  port: 1", s.OPAQUE, "api_token: >"),
+    **ISSUE_37,
 }
 
 
