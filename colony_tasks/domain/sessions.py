@@ -83,9 +83,9 @@ def lookup(store: Store, ref: str) -> Session | None:
 
 
 def lane_for(store: Store, cwd: str) -> Lane:
-    # A shared store identifies repositories by their remote so clones on several machines
-    # meet in one lane; the local store keeps the path identity it always had.
-    info = lanes.resolve(cwd, by_remote=store.backend != "sqlite")
+    # One identity on every store (colony_tasks.base.lanes): clones of one origin, on this
+    # machine or another, and linked worktrees are one repository.
+    info = lanes.resolve(cwd)
     return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch)
 
 

@@ -43,18 +43,13 @@ def test_local_remotes_give_no_shared_identity(url: str):
 
 def test_clones_share_a_lane_by_remote_and_keep_the_local_identity_without_one(tmp_path: Path):
     machines = make_machines(tmp_path, "postgresql://x@h/db")
-    a, b = (lanes.resolve(str(m.clone), by_remote=True) for m in machines)
+    a, b = (lanes.resolve(str(m.clone)) for m in machines)
     assert a.repo_id == b.repo_id and a.branch == b.branch == "feature/search"
     assert a.repo_id.startswith(lanes.REMOTE_PREFIX) and a.root != b.root
-    # The local store keeps the path identity: two clones are two repositories there.
-    assert (
-        lanes.resolve(str(machines[0].clone)).repo_id
-        != lanes.resolve(str(machines[1].clone)).repo_id
-    )
     lonely = tmp_path / "lonely"
     lonely.mkdir()
     git(lonely, "init", "-q")
-    assert lanes.resolve(str(lonely), by_remote=True).repo_id == os.path.realpath(lonely / ".git")
+    assert lanes.resolve(str(lonely)).repo_id == os.path.realpath(lonely / ".git")
 
 
 @pytest.mark.parametrize(
