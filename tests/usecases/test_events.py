@@ -157,11 +157,23 @@ def test_two_clones_of_one_origin_on_one_machine_share_their_lane(store: Store, 
     a = start(store, tmp_path / "a", "s1").session
     b = start(store, tmp_path / "b", "s2", "codex").session
     assert a.lane_id == b.lane_id
-    events.after_tool(store, Event("s1", "claude", str(tmp_path / "a")), edit(tmp_path / "a/x.py"))
-    seen = events.before_tool(
-        store, Event("s2", "codex", str(tmp_path / "b")), edit(tmp_path / "b/x.py")
+    first = ToolUse(
+        "Edit",
+        "edit",
+        (str(tmp_path / "a/README.md"),),
+        edits=(("replace", str(tmp_path / "a/README.md"), "hello", "hi"),),
     )
-    assert [c.path for c in seen.conflicts] == ["x.py"]
+    events.before_tool(store, Event("s1", "claude", str(tmp_path / "a")), first)
+    (tmp_path / "a/README.md").write_text("hi\n")
+    events.after_tool(store, Event("s1", "claude", str(tmp_path / "a")), first)
+    second = ToolUse(
+        "Edit",
+        "edit",
+        (str(tmp_path / "b/README.md"),),
+        edits=(("replace", str(tmp_path / "b/README.md"), "hello", "hey"),),
+    )
+    seen = events.before_tool(store, Event("s2", "codex", str(tmp_path / "b")), second)
+    assert [(o.path, o.handle) for o in seen.overlaps] == [("README.md", a.handle)]
 
 
 def test_a_failed_edit_records_nothing(store: Store, repo: Path):
