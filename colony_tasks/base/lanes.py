@@ -22,13 +22,17 @@ from .models import Record
 class LaneInfo(Record):
     """``repo_id``: the normalised ``origin`` URL, else the real path of the git common dir (or
     of the folder outside git);
-    ``root``: the working tree's top folder, which paths are relative to."""
+    ``root``: the working tree's top folder, which paths are relative to; ``local_id``: for a
+    repository identified by its ``origin``, the common dir's real path, the identity a local
+    store gave it before (a lane kept under it is adopted, see
+    :func:`colony_tasks.domain.sessions.lane_for`), else empty."""
 
     repo_id: str
     root: str
     repo_name: str
     branch: str
     git_dir: str | None = None
+    local_id: str = ""
 
     @property
     def is_git(self) -> bool:
@@ -159,6 +163,7 @@ def resolve(cwd: str) -> LaneInfo:
                 repo_name=_repo_name(common, root),
                 branch=_branch(git_dir),
                 git_dir=os.path.realpath(git_dir),
+                local_id=common if remote else "",
             )
     return LaneInfo(
         repo_id=start, root=start, repo_name=os.path.basename(start) or start, branch=""

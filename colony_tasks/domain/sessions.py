@@ -85,8 +85,10 @@ def lookup(store: Store, ref: str) -> Session | None:
 def lane_for(store: Store, cwd: str) -> Lane:
     # One identity on every store (colony_tasks.base.lanes): clones of one origin, on this
     # machine or another, and linked worktrees are one repository.
+    # A local store named such a repository by its common dir before: its lanes are adopted.
     info = lanes.resolve(cwd)
-    return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch)
+    legacy = info.local_id if store.backend == "sqlite" else ""
+    return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch, legacy_id=legacy)
 
 
 def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:
