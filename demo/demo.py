@@ -102,6 +102,14 @@ def make_repo(root: str) -> str:
     return repo
 
 
+def replace(path: str, old: str, new: str) -> None:
+    """What the agent's edit tool writes: ``old`` becomes ``new`` in the file."""
+    with open(path) as handle:
+        text = handle.read()
+    with open(path, "w") as handle:
+        handle.write(text.replace(old, new, 1))
+
+
 def collision_scene(claude: Agent, codex: Agent, repo: str) -> None:
     target = os.path.join(repo, "src", "retry.py")
     print("\n=== Scene 1: two agents, one file ===")
@@ -124,6 +132,7 @@ def collision_scene(claude: Agent, codex: Agent, repo: str) -> None:
         tool_input=edit,
         tool_use_id="toolu_1",
     )
+    replace(target, "2 ** attempt", "2 ** attempt + jitter()")
     claude.hook(
         "post-tool-use",
         "edit recorded and auto-claimed",
@@ -133,19 +142,21 @@ def collision_scene(claude: Agent, codex: Agent, repo: str) -> None:
         tool_use_id="toolu_1",
     )
     patch = {
-        "command": "*** Begin Patch\n*** Update File: src/retry.py\n@@\n-    return 2 ** attempt\n"
-        "+    return min(2 ** attempt, 60)\n*** End Patch\n"
+        "command": "*** Begin Patch\n*** Update File: src/retry.py\n@@\n"
+        "-    return 2 ** attempt + jitter()\n+    return min(2 ** attempt, 60) + jitter()\n"
+        "*** End Patch\n"
     }
     codex.hook(
         "pre-tool-use",
-        "Codex is about to patch the same file",
+        "Codex is about to patch the same line: git would conflict",
         tool_name="apply_patch",
         tool_input=patch,
         tool_use_id="call_1",
     )
+    replace(target, "2 ** attempt + jitter()", "min(2 ** attempt, 60) + jitter()")
     codex.hook(
         "post-tool-use",
-        "Codex patched it anyway",
+        "Codex patched it anyway: already told, nothing more",
         tool_name="apply_patch",
         tool_input=patch,
         tool_response="Success. Updated: src/retry.py",
@@ -158,7 +169,11 @@ def collision_scene(claude: Agent, codex: Agent, repo: str) -> None:
         "pre-tool-use",
         "Codex edits retry.py again: no warning now",
         tool_name="apply_patch",
-        tool_input=patch,
+        tool_input={
+            "command": "*** Begin Patch\n*** Update File: src/retry.py\n@@\n"
+            "-    return min(2 ** attempt, 60) + jitter()\n"
+            "+    return min(2 ** attempt, 30) + jitter()\n*** End Patch\n"
+        },
         tool_use_id="call_2",
     )
 

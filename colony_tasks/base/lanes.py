@@ -1,15 +1,15 @@
 """Resolve a working directory to its lane (repository identity + branch) without running git.
 
-The repository identity is the real path of the git *common* dir, so linked worktrees of one
-repository share it. A submodule has its own git dir (``.git/modules/<name>`` of its parent), so
-it is its own repository. Detached HEAD gives the branch ``detached@<sha7>``; an unborn branch
-keeps its name; a folder outside any repository is its own lane with an empty branch.
-
-In team mode (``by_remote=True``) a repository with a remote ``origin`` is identified by its
-normalised URL instead (``git@github.com:org/repo.git`` and ``https://github.com/org/repo``
-are both ``git:github.com/org/repo``), so clones on different machines share lanes; without
-a remote the local identity stays (that lane stays local to the machine). ``.git/config`` is
-read as a file: no git process is spawned.
+One identity rule on every store: a repository with a remote ``origin`` is identified by its
+normalised URL (``git@github.com:org/repo.git`` and ``https://github.com/org/repo`` are both
+``git:github.com/org/repo``), so clones of one project — on one machine or on several — are
+one repository, and what one changes can be weighed against what another changes. Without a
+remote the identity is the real path of the git *common* dir, so linked worktrees of one
+repository share it (that repository stays local to the machine). A submodule has its own git
+dir (``.git/modules/<name>`` of its parent), so it is its own repository. Detached HEAD gives
+the branch ``detached@<sha7>``; an unborn branch keeps its name; a folder outside any
+repository is its own lane with an empty branch. ``.git/config`` is read as a file: no git
+process is spawned.
 """
 
 from __future__ import annotations
@@ -20,14 +20,19 @@ from .models import Record
 
 
 class LaneInfo(Record):
-    """``repo_id``: real path of the git common dir (or of the folder outside git);
-    ``root``: the working tree's top folder, which paths are relative to."""
+    """``repo_id``: the normalised ``origin`` URL, else the real path of the git common dir (or
+    of the folder outside git);
+    ``root``: the working tree's top folder, which paths are relative to; ``local_id``: for a
+    repository identified by its ``origin``, the common dir's real path, the identity a local
+    store gave it before (a lane kept under it is adopted, see
+    :func:`colony_tasks.domain.sessions.lane_for`), else empty."""
 
     repo_id: str
     root: str
     repo_name: str
     branch: str
     git_dir: str | None = None
+    local_id: str = ""
 
     @property
     def is_git(self) -> bool:
@@ -142,10 +147,8 @@ def origin_url(common_dir: str) -> str | None:
     return None
 
 
-def resolve(cwd: str, *, by_remote: bool = False) -> LaneInfo:
-    """The lane of ``cwd``. Never raises for a missing folder: it becomes a non-git lane.
-
-    ``by_remote``: identify a repository by its normalised ``origin`` URL when it has one."""
+def resolve(cwd: str) -> LaneInfo:
+    """The lane of ``cwd``. Never raises for a missing folder: it becomes a non-git lane."""
     start = os.path.realpath(os.path.expanduser(cwd or "."))
     found = _find_dot_git(start)
     if found:
@@ -153,13 +156,14 @@ def resolve(cwd: str, *, by_remote: bool = False) -> LaneInfo:
         git_dir = _git_dir(dot_git, root)
         if git_dir and os.path.isdir(git_dir):
             common = os.path.realpath(_common_dir(git_dir))
-            remote = normalise_remote(origin_url(common) or "") if by_remote else None
+            remote = normalise_remote(origin_url(common) or "")
             return LaneInfo(
                 repo_id=remote or common,
                 root=root,
                 repo_name=_repo_name(common, root),
                 branch=_branch(git_dir),
                 git_dir=os.path.realpath(git_dir),
+                local_id=common if remote else "",
             )
     return LaneInfo(
         repo_id=start, root=start, repo_name=os.path.basename(start) or start, branch=""

@@ -110,7 +110,7 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
     """A repo-relative POSIX path (or glob) for ``path``; rejects paths outside the repository.
 
     Relative paths are taken from ``cwd`` (default: the lane root). A path inside another
-    linked worktree of the same repository is made relative to that worktree.
+    linked worktree or clone of the same repository is made relative to that working tree.
     """
     if not isinstance(path, str) or not path.strip():
         raise InvalidInput("A path must be a non-empty string.")
@@ -141,7 +141,7 @@ def normalize(path: str, *, lane: Lane, cwd: str | None = None) -> str:
             if parent == probe:
                 break
             probe = parent
-        other = lanes.resolve(probe, by_remote=lane.repo_id.startswith(lanes.REMOTE_PREFIX))
+        other = lanes.resolve(probe)
         if other.repo_id == lane.repo_id:
             relative = _within(resolved, os.path.realpath(other.root))
     if relative is None:

@@ -84,10 +84,12 @@ def lookup(store: Store, ref: str) -> Session | None:
 
 
 def lane_for(store: Store, cwd: str) -> Lane:
-    # A shared store identifies repositories by their remote so clones on several machines
-    # meet in one lane; the local store keeps the path identity it always had.
-    info = lanes.resolve(cwd, by_remote=store.backend != "sqlite")
-    return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch)
+    # One identity on every store (colony_tasks.base.lanes): clones of one origin, on this
+    # machine or another, and linked worktrees are one repository.
+    # A local store named such a repository by its common dir before: its lanes are adopted.
+    info = lanes.resolve(cwd)
+    legacy = info.local_id if store.backend == "sqlite" else ""
+    return store.upsert_lane(info.repo_id, info.root, info.repo_name, info.branch, legacy_id=legacy)
 
 
 def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:

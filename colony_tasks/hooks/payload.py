@@ -145,14 +145,47 @@ def shell_command(tool_input: Any) -> str:
     return command if isinstance(command, str) else ""
 
 
-def tool_use(payload: dict[str, Any]) -> ToolCall:
+# What an edit says it will write is sent up to this size (a larger one is weighed after it).
+MAX_EDITS_CHARS = 1024 * 1024
+
+
+def tool_edits(tool_name: str, tool_input: Any) -> list[list[str]]:
+    """What a write tool says it will write, ``[kind, path, old, new]`` each, as the core reads
+    it (:func:`colony_tasks.domain.regions.edits_by_path`): Edit and MultiEdit's strings, a
+    Write's content, a patch's body, a notebook edit as the whole file. Only copied, never
+    parsed here."""
+    if not isinstance(tool_input, dict):
+        return []
+    if tool_name in PATCH_TOOLS:
+        body = tool_input.get("command", tool_input.get("patch", tool_input.get("input")))
+        if isinstance(body, list):
+            body = "\n".join(p for p in body if isinstance(p, str))
+        return [["patch", "", "", body]] if isinstance(body, str) else []
+    path = next((p for p in tool_paths(tool_name, tool_input)), "")
+    if tool_name == "Write":
+        return [["write", path, "", text(tool_input, "content")]]
+    if tool_name in ("Edit", "MultiEdit"):
+        items = tool_input.get("edits") if tool_name == "MultiEdit" else [tool_input]
+        found = []
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict):
+                kind = "replace_all" if item.get("replace_all") is True else "replace"
+                found.append([kind, path, text(item, "old_string"), text(item, "new_string")])
+        return found
+    return [["whole", path, "", ""]] if path else []
+
+
+def tool_use(payload: dict[str, Any], edits: bool = False) -> ToolCall:
     """The payload's tool call in the core's terms: what it does (edit, read, shell or other)
-    and the files it names."""
+    and the files it names; ``edits``: with what an edit says it will write (a PreToolUse's)."""
     name = text(payload, "tool_name")
     tool_input = payload.get("tool_input")
     use_id = text(payload, "tool_use_id")
     if name in EDIT_TOOLS or name in PATCH_TOOLS:
-        return ToolCall(name, EDIT, tool_paths(name, tool_input), "", use_id)
+        said = tool_edits(name, tool_input) if edits else []
+        if sum(len(x) for e in said for x in e) > MAX_EDITS_CHARS:
+            said = []
+        return ToolCall(name, EDIT, tool_paths(name, tool_input), "", use_id, said)
     if name in SHELL_TOOLS:
         return ToolCall(name, SHELL, [], shell_command(tool_input), use_id)
     if name in READ_TOOLS and isinstance(tool_input, dict):
@@ -192,7 +225,7 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> Even
         subagent="" if event == "subagent-start" else subagent(payload),
         key=event_key(event, raw),
         at=time.time(),
-        tool=tool_use(payload) if row.tool else None,
+        tool=tool_use(payload, edits=event == "pre-tool-use") if row.tool else None,
         fields=fields,
     )
 

@@ -50,12 +50,18 @@ def parse_tool(value: object) -> ToolCall:
     action, tool_paths = value.get("action"), value.get("paths")
     if not is_tool_action(action) or not isinstance(tool_paths, list):
         raise BadRequest("malformed tool")
+    edits = value.get("edits") or []
+    if not isinstance(edits, list) or not all(
+        isinstance(e, list) and len(e) == 4 and all(isinstance(x, str) for x in e) for e in edits
+    ):
+        raise BadRequest("malformed edits")
     call = ToolCall(
         _text(str(value.get("name") or "")),
         action,
         [_text(str(p)) for p in tool_paths[:MAX_PATHS]],
         _text(str(value.get("command") or "")),
         _text(str(value.get("use_id") or "")),
+        [[_text(x) for x in e] for e in edits[:MAX_PATHS]],
     )
     call.more = max(len(tool_paths) - MAX_PATHS, 0)
     return call
@@ -102,7 +108,14 @@ def event_values(request: dict[str, Any]) -> tuple[EventRequest, Event, ToolUse 
     call = req.tool
     tool = None
     if call is not None:
-        tool = ToolUse(call.name, call.action, tuple(call.paths), call.command, call.use_id)
+        tool = ToolUse(
+            call.name,
+            call.action,
+            tuple(call.paths),
+            call.command,
+            call.use_id,
+            tuple(tuple(e) for e in call.edits),
+        )
     return req, event, tool
 
 

@@ -71,29 +71,41 @@ class ForeignRelay(NoRelay):
 class ToolCall:
     """A tool call in the core's terms: ``action`` is ``edit`` (``paths`` are the files it
     writes), ``read`` (the files it reads), ``shell`` (``command`` is what it runs) or
-    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse. ``more``: how many more
-    files the call named past those kept (set where a request is parsed; not sent)."""
+    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse; ``edits`` are what a
+    PreToolUse's edit says it will write, ``[kind, path, old, new]`` each (sent only when
+    there are some). ``more``: how many more files the call named past those kept (set where a
+    request is parsed; not sent)."""
 
-    __slots__ = ("name", "action", "paths", "command", "use_id", "more")
+    __slots__ = ("name", "action", "paths", "command", "use_id", "edits", "more")
 
     def __init__(
-        self, name: str, action: ToolAction, paths: list[str], command: str = "", use_id: str = ""
+        self,
+        name: str,
+        action: ToolAction,
+        paths: list[str],
+        command: str = "",
+        use_id: str = "",
+        edits: list[list[str]] | None = None,
     ) -> None:
         self.name = name
         self.action = action
         self.paths = paths
         self.command = command
         self.use_id = use_id
+        self.edits = edits or []
         self.more = 0
 
     def to_wire(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "name": self.name,
             "action": self.action,
             "paths": self.paths,
             "command": self.command,
             "use_id": self.use_id,
         }
+        if self.edits:
+            found["edits"] = self.edits
+        return found
 
 
 class EventRequest:

@@ -16,7 +16,7 @@ from ..domain import claims as claims_mod
 from ..domain import delivery, presence, wake
 from ..domain.sessions import Joined
 from ..store import Store
-from .conflicts import conflict_warning, read_note
+from .conflicts import conflict_warning, overlap_warning, read_note
 from .lines import PREFIX, author_whos, item_line, named, who_part, with_who
 from .plan import plan_lines
 
@@ -364,7 +364,11 @@ def render(store: Store, result: Result) -> tuple[str | None, str | None]:
     if result.subagent is not None:
         return fence(subagent_brief(store, me, result.subagent)), None
     now = store.now()
-    warning = conflict_warning(result.conflicts, after=result.after, now=now)
+    warnings = (
+        conflict_warning(result.conflicts, after=result.after, now=now),
+        overlap_warning(result.overlaps),
+    )
+    warning = "\n".join(w for w in warnings if w) or None
     if result.deny and warning:
         return None, fence(f"{warning}\n{DENIED}")
     if result.gate is not None:

@@ -1,6 +1,6 @@
 """Warnings about files other sessions hold or changed: before or after an edit, and once per
-file a session reads while another holds it. Each says who, how recently, and what to do next.
-Standard library only.
+file a session reads while another holds it. Each says who, where (how recently), and what
+to do next. Standard library only.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..base.models import Observation
 from ..base.text import ago, clip, one_line
 from ..domain import claims as claims_mod
+from ..domain.regions import Overlap
 from .lines import PREFIX, named
 
 TYPE_CHECKING = False
@@ -15,6 +16,23 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 MAX_CONFLICT_LINES = 20
+MAX_OVERLAP_LINES = 5
+
+
+def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
+    """``colony-tasks: core.py L488-492 meets codex-91bc's change (agent/x): git will
+    conflict; ask_question(to="codex-91bc") first.`` — one line per other session and place."""
+    lines = []
+    for o in overlaps[:MAX_OVERLAP_LINES]:
+        where = f"L{o.first}" if o.first == o.last else f"L{o.first}-{o.last}"
+        branch = f" ({o.branch})" if o.branch else ""
+        lines.append(
+            f"{PREFIX}: {o.path.rsplit('/', 1)[-1]} {where} meets {named(o.handle, o.who)}'s"
+            f' change{branch}: git will conflict; ask_question(to="{o.handle}") first.'
+        )
+    if len(overlaps) > MAX_OVERLAP_LINES:
+        lines.append(f"… and {len(overlaps) - MAX_OVERLAP_LINES} more (`colony-tasks conflicts`).")
+    return "\n".join(lines) or None
 
 
 def conflict_warning(

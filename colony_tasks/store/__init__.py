@@ -2,8 +2,9 @@
 
 Data model
 ----------
-A **lane** is a (repository, branch) pair; the repository is identified by the real path of its
-git *common* dir so linked worktrees share it. A **session** is one agent run (Claude Code,
+A **lane** is a (repository, branch) pair; the repository is identified by its normalised
+``origin`` URL, else the real path of its git *common* dir, so clones and linked worktrees
+share it (:mod:`colony_tasks.base.lanes`). A **session** is one agent run (Claude Code,
 Codex, or a human at the CLI), keyed by the agent's own session id, with a short unique
 ``handle`` for addressing and the agent process id its hooks run under. A **task** is a shared
 objective with a thread; every lane has at most one open *lane task* (a partial unique index
@@ -22,7 +23,8 @@ delivered into its context. ``claims`` are advisory holds on repo-relative paths
 an expiry. ``vectors`` hold embeddings (float32 blobs with model id, dimension and a hash of
 the text); ``embed_leases`` keep concurrent backfills from embedding one row twice.
 A task's **plan** is its ``work_items`` (title, owned files, state, owner, result) with
-``work_deps`` between them; ``work_waiters`` lists sessions that asked for work when none was
+``work_deps`` between them; ``regions`` hold, per session and file, what the session changed
+as ranges of base lines (the collision forecast's data); ``work_waiters`` lists sessions that asked for work when none was
 ready, so they are told directly when some is.
 ``dep_files``, ``dep_edges`` and ``dep_repos`` hold each indexed work tree's file dependency
 graph and public surfaces, kept by the indexer to relay **interface changes**: an
@@ -36,7 +38,7 @@ in ``BEGIN IMMEDIATE`` via :meth:`Store.transaction`. Standard library only: hoo
 Team mode runs the same mixins and facets on PostgreSQL (:mod:`.pg`, migrations in
 :mod:`.pg_schema`): :func:`open_store` picks the backend from the address, :func:`open_default`
 from the configuration (:mod:`colony_tasks.base.backend`). Sessions then also record ``developer``
-and ``machine``, and lanes are keyed by the repository's normalised remote URL.
+and ``machine``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from .base import StoreBase
 from .claims import ClaimsMixin
 from .delivery import DeliveryMixin
 from .observations import ObservationsMixin
+from .regions import RegionsMixin
 from .sessions import SessionsMixin
 from .tasks import TasksMixin
 from .work import WorkMixin
@@ -66,6 +69,7 @@ class Store(
     TasksMixin,
     ObservationsMixin,
     ClaimsMixin,
+    RegionsMixin,
     DeliveryMixin,
     WorkMixin,
     StoreBase,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 BUSY_TIMEOUT_MS = 5000
 # The last migration in schema.py (tests/store/test_store.py checks they agree). Knowing it here lets
 # an up-to-date open skip importing the migrations' SQL: every hook opens the store.
-LATEST = 17
+LATEST = 18
 
 
 def schema_version_at(path: str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> int:

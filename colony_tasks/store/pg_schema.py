@@ -313,6 +313,28 @@ BEGIN
 END $$;
 """
 
+# Regions (SQLite migration 18 adds the same table): rows of the member's own sessions, as
+# read_notes are; every member reads them (the forecast compares them across machines).
+REGIONS = """
+CREATE TABLE regions (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    repo_id TEXT NOT NULL,
+    lane_id BIGINT REFERENCES lanes(id),
+    path TEXT NOT NULL,
+    base TEXT,
+    base_hash TEXT NOT NULL DEFAULT '',
+    changes TEXT NOT NULL DEFAULT '[]',
+    told TEXT NOT NULL DEFAULT '[]',
+    updated_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (session_id, path)
+);
+CREATE INDEX regions_repo_path ON regions(repo_id, path);
+CREATE TRIGGER colony_guard BEFORE INSERT OR UPDATE OR DELETE ON regions
+    FOR EACH ROW EXECUTE FUNCTION colony_guard_own_rows();
+CREATE TRIGGER colony_guard_truncate BEFORE TRUNCATE ON regions
+    FOR EACH STATEMENT EXECUTE FUNCTION colony_guard_truncate();
+"""
+
 # Migration 16, the member guards, is in pg_member_rights (imported above).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
@@ -325,6 +347,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "wake", WAKE),
     Migration(16, "member_rights", MEMBER_RIGHTS),
     Migration(17, "claim_auto", CLAIM_AUTO),
+    Migration(18, "regions", REGIONS),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -356,6 +356,25 @@ ALTER TABLE claims ADD COLUMN auto INTEGER NOT NULL DEFAULT 0;
 UPDATE claims SET auto = 1 WHERE note = 'auto: edited';
 """
 
+# Regions (colony_tasks.domain.regions): per session and file, the base it started from and
+# what it changed as ranges of base lines, and the overlaps it was told about. PostgreSQL
+# migration 18 adds the same table.
+REGIONS = """
+CREATE TABLE regions (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    repo_id TEXT NOT NULL,
+    lane_id INTEGER REFERENCES lanes(id),
+    path TEXT NOT NULL,
+    base TEXT,
+    base_hash TEXT NOT NULL DEFAULT '',
+    changes TEXT NOT NULL DEFAULT '[]',
+    told TEXT NOT NULL DEFAULT '[]',
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (session_id, path)
+);
+CREATE INDEX regions_repo_path ON regions(repo_id, path);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", CORE),
     Migration(2, "thread", THREAD),
@@ -374,6 +393,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "wake", WAKE),
     Migration(16, "session_key_hashes", SESSION_KEY_HASHES),
     Migration(17, "claim_auto", CLAIM_AUTO),
+    Migration(18, "regions", REGIONS),
 )
 
 LATEST = MIGRATIONS[-1].version

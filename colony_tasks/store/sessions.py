@@ -28,26 +28,32 @@ def _session(row: sqlite3.Row | None) -> Session | None:
 class SessionsMixin(StoreBase):
     # -- lanes -----------------------------------------------------------------------------
 
-    def upsert_lane(self, repo_id: str, root: str, repo_name: str, branch: str) -> Lane:
-        """The lane for (repository, branch), created on first use. Every part is redacted,
-        for the lookup too, so a lane keeps one identity."""
+    def upsert_lane(
+        self, repo_id: str, root: str, repo_name: str, branch: str, *, legacy_id: str = ""
+    ) -> Lane:
+        """The lane for (repository, branch), created on first use — or, when the repository
+        had the identity ``legacy_id`` before and a lane of that branch exists under it, that
+        lane re-keyed to ``repo_id``, so its thread goes on. Every part is redacted, for the
+        lookup too, so a lane keeps one identity."""
         repo_id, root, repo_name, branch = (redact(v) for v in (repo_id, root, repo_name, branch))
-        row = self._one(
-            "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
-            (repo_id, branch),
-        )
+        select = "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?"
+        row = self._one(select, (repo_id, branch))
         if row is None:
             with self.transaction():
-                self._run(
-                    "INSERT OR IGNORE INTO lanes(repo_id, root, repo_name, branch, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (repo_id, root, repo_name, branch, self.now()),
-                )
-                row = self._one(
-                    "SELECT id, repo_id, root, repo_name, branch FROM lanes"
-                    " WHERE repo_id = ? AND branch = ?",
-                    (repo_id, branch),
-                )
+                row = self._one(select, (repo_id, branch))
+                if row is None and legacy_id:
+                    self._run(
+                        "UPDATE lanes SET repo_id = ? WHERE repo_id = ? AND branch = ?",
+                        (repo_id, redact(legacy_id), branch),
+                    )
+                    row = self._one(select, (repo_id, branch))
+                if row is None:
+                    self._run(
+                        "INSERT OR IGNORE INTO lanes(repo_id, root, repo_name, branch, created_at)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (repo_id, root, repo_name, branch, self.now()),
+                    )
+                    row = self._one(select, (repo_id, branch))
         assert row is not None
         return Lane(**dict(row))
 

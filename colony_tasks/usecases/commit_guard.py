@@ -93,7 +93,7 @@ def check_commit(
     """The guard's verdict on a commit of the repository-relative ``staged`` paths made in
     ``cwd`` by the process whose ancestors are ``pids``; ``block``: stop it when it touches
     a file another session holds (:func:`block_mode`)."""
-    info = lanes.resolve(cwd, by_remote=store.backend != "sqlite")
+    info = lanes.resolve(cwd)
     if not info.is_git or not staged:
         return Verdict()
     lane = store.find_lane(info.repo_id, info.branch)

@@ -14,21 +14,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..base import settings
+from ..base import lanes, settings
 from ..base.agent_events import EDIT, EVENTS, READ, SHELL, WAITING_NOTIFICATIONS
 from ..base.errors import InvalidInput
 from ..base.models import Observation, Record, Session
 from ..domain import claims as claims_mod
 from ..domain import delivery, presence, shell_edits, wake
+from ..domain import regions as regions_mod
 from ..domain import sessions as sessions_mod
 from ..domain.claims import PathConflict
 from ..domain.delivery import Updates
+from ..domain.regions import Overlap
 from ..domain.sessions import Joined
 from ..store import Store
 from . import records
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from ..base.agent_events import ToolAction
@@ -50,13 +52,16 @@ class Event(Record):
 class ToolUse(Record):
     """A tool call in our terms: ``action`` is ``edit`` (``paths`` are the files it writes),
     ``read`` (``paths`` are the files it reads), ``shell`` (``command`` is what it runs) or
-    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse."""
+    ``other``; ``use_id`` pairs a PreToolUse with its PostToolUse; ``edits`` are what an edit
+    says it will write, ``[kind, path, old, new]`` each (a PreToolUse's; see
+    :func:`colony_tasks.domain.regions.edits_by_path`)."""
 
     name: str
     action: ToolAction
     paths: tuple[str, ...] = ()
     command: str = ""
     use_id: str = ""
+    edits: tuple[tuple[str, ...], ...] = ()
 
 
 class ReadNote(Record):
@@ -76,8 +81,9 @@ class Result(Record):
     ``joined`` is the subject of a briefing (a session start), a re-brief when ``rebrief``
     (with ``updates``, what is new since it was last told); ``subagent`` the type of a
     starting subagent of ``session``; ``updates`` a prompt's news; ``conflicts`` others'
-    claims and edits of the files an edit touches (``after``: the edit was made; ``deny``:
-    block mode refuses it); ``delivered`` what was addressed to the session mid-turn;
+    declared claims of the files an edit touches and ``overlaps`` where the edit meets other
+    sessions' changes as git will (:mod:`colony_tasks.domain.regions`; ``after``: the edit
+    was made; ``deny``: block mode refuses it); ``delivered`` what was addressed to the session mid-turn;
     ``undeliverable`` what it sent that can no longer reach its recipient, ``woken`` which of
     its items woke an idle recipient or kept it from stopping (each told once); ``gate`` what
     Codex's Stop gate decided (:func:`colony_tasks.domain.wake.stop_gate`)."""
@@ -88,6 +94,7 @@ class Result(Record):
     subagent: str | None = None
     updates: tuple[Updates, ...] = ()
     conflicts: tuple[PathConflict, ...] = ()
+    overlaps: tuple[Overlap, ...] = ()
     after: bool = False
     deny: bool = False
     read_notes: tuple[ReadNote, ...] = ()
@@ -219,8 +226,10 @@ def fingerprinted(event: str, tool: ToolUse | None = None) -> bool:
 
 
 def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
-    """Before an edit: others' live claims and recent edits of its files; denied instead when
-    the user chose ``claims.mode = block`` and a live claim is in the way. Before a read: who
+    """Before an edit: where it meets other live sessions' changes of its files on any branch
+    (:func:`colony_tasks.domain.regions.before_edit`; each overlap told once) and others'
+    declared claims of them (a claim, a plan item, a handoff: the whole file); denied instead
+    when the user chose ``claims.mode = block`` and an overlap or a live claim is in the way. Before a read: who
     holds the file (:func:`_before_read`). Before a shell command: note the state of the
     files it could change (see :mod:`colony_tasks.domain.shell_edits`), so the PostToolUse can tell
     which ones it did."""
@@ -238,11 +247,50 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return NOTHING
-    found = tuple(claims_mod.conflicts_for(store, here.session, rel, here.lane))
-    if not found:
+    found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
+    with store.transaction():
+        forecast = regions_mod.before_edit(
+            store, here.session, here.lane, _root(here), _edits(here, tool, rel)
+        )
+    deny = settings.get("claims", "mode") == "block" and (
+        any(c.live for c in found) or bool(forecast.overlaps)
+    )
+    overlaps = forecast.overlaps if deny else forecast.fresh
+    if not found and not overlaps:
         return NOTHING
-    deny = any(c.live for c in found) and settings.get("claims", "mode") == "block"
-    return Result(here.session, conflicts=found, deny=deny)
+    return Result(here.session, conflicts=found, overlaps=overlaps, deny=deny)
+
+
+def _root(here: records.Here) -> str:
+    """The session's working tree: a lane's clones (one origin, one branch) have one each."""
+    return lanes.resolve(here.session.cwd).root
+
+
+def _declared(found: Sequence[PathConflict]) -> tuple[PathConflict, ...]:
+    """The claims a session asked for (not those its edits made: what an edit changed is
+    weighed by its regions), whole files as declared."""
+    out = []
+    for conflict in found:
+        held = [h for h in conflict.claims if not h.auto]
+        if held:
+            out.append(conflict._replace(claims=held, recent_edits=[]))
+    return tuple(out)
+
+
+def _edits(
+    here: records.Here, tool: ToolUse, rel: Sequence[str]
+) -> dict[str, list[tuple[str, str, str]] | None]:
+    """The tool's edits per repo-relative path; a path it names without saying what it
+    writes is still an edit (its base is taken; its region is known after it)."""
+
+    def rel_of(path: str) -> str | None:
+        found = records.repo_paths_here(here, [path]) if path else []
+        return found[0] if found else None
+
+    edits = regions_mod.edits_by_path(tool.edits, rel_of)
+    for path in rel:
+        edits.setdefault(path, [])
+    return edits
 
 
 def _before_read(store: Store, event: Event, tool: ToolUse) -> Result:
@@ -288,8 +336,9 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
     me = here.session
     extra = _meta(event, failed)
     conflicts: tuple[PathConflict, ...] = ()
+    overlaps: tuple[Overlap, ...] = ()
     if tool.action == EDIT and not failed:  # a failed Edit/Write changed nothing
-        conflicts = _after_edit(store, here, tool, extra)
+        conflicts, overlaps = _after_edit(store, here, tool, extra)
     elif tool.action == SHELL and tool.command.strip():
         records.record(store, here, "command", tool.command, meta={"tool": tool.name, **extra})
         changed = (
@@ -300,10 +349,13 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
             else []
         )
         if changed:
-            conflicts = _after_edit(store, here, tool._replace(paths=tuple(changed)), extra)
+            conflicts, overlaps = _after_edit(
+                store, here, tool._replace(paths=tuple(changed)), extra
+            )
     return Result(
         me,
         conflicts=conflicts,
+        overlaps=overlaps,
         after=True,
         delivered=tuple(delivery.deliver_directed(store, me)),
         undeliverable=_undeliverable(store, me),
@@ -323,13 +375,15 @@ def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
 
 def _after_edit(
     store: Store, here: records.Here, tool: ToolUse, extra: dict[str, Any]
-) -> tuple[PathConflict, ...]:
-    """Record the edit of ``tool.paths`` and claim them; the live collisions it made."""
+) -> tuple[tuple[PathConflict, ...], tuple[Overlap, ...]]:
+    """Record the edit of ``tool.paths``, claim them and keep the session's regions of them;
+    the live declared claims it went into, and the overlaps with others' changes it made
+    that the session was not told of before it."""
     rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
-        return ()
+        return (), ()
     with store.transaction():
-        found = claims_mod.conflicts_for(store, here.session, rel, here.lane)
+        found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
         records.record_here_edit(store, here, rel, tool.name, extra)
         claims_mod.grant(
             store,
@@ -341,7 +395,8 @@ def _after_edit(
             note=claims_mod.AUTO_NOTE,
             auto=True,
         )
-    return tuple(c for c in found if c.live)
+        forecast = regions_mod.after_edit(store, here.session, here.lane, _root(here), rel)
+    return tuple(c for c in found if c.live), forecast.fresh
 
 
 def stop(store: Store, event: Event, active: bool = False) -> Result:

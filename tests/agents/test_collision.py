@@ -1,9 +1,10 @@
 """Scenario 2: a Claude session and a Codex session on one repository+branch.
 
 Claude edits a file with its real Edit tool and stays in its turn (its model server holds the
-final answer); Codex then patches the same file with its real apply_patch. Codex's briefing
-names Claude, the collision warning reaches Codex's next model request, and the store records
-both edits with the repository-relative path.
+final answer); Codex then patches the same line with its real apply_patch, so git will conflict
+when the work is merged. Codex's briefing names Claude, the collision warning (said once, before
+the patch) reaches Codex's next model request, and the store records both edits with the
+repository-relative path.
 """
 
 from __future__ import annotations
@@ -55,12 +56,13 @@ def test_codex_patching_a_file_claude_just_edited_is_warned(sandbox):
     codex_handle = sandbox.session("codex")["handle"]
     first, after_patch = codex_model.main_requests()[:2]
     assert claude_handle in context(first), "Codex's briefing does not name the Claude session"
-    assert "You just edited a file" not in context(first)
+    assert "git will conflict" not in context(first)
     warning = context(after_patch)
-    assert f"prices.py is held by {claude_handle}" in warning
-    assert "Heads-up before this edit" in warning  # PreToolUse, before apply_patch ran
-    assert "You just edited a file another session is working on" in warning  # PostToolUse
-    assert f'ask_question(to="{claude_handle}"' in warning
+    said = (
+        f"colony-tasks: prices.py L1 meets {claude_handle}'s change (main): git will conflict;"
+        f' ask_question(to="{claude_handle}") first.'
+    )
+    assert warning.count(said) == 1  # PreToolUse, before apply_patch ran; not again after it
     assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.21\n"
 
     edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]

@@ -1,5 +1,6 @@
 """Scenario 5: an edit made through the shell (sed, a formatter, a script) of a file another
-session holds warns in both agents, as an Edit or apply_patch does.
+session changed warns in both agents, as an Edit or apply_patch does: the sed changes line 1,
+the other session line 2, and git conflicts on adjacent changes.
 
 PreToolUse notes the state of the files that matter before the shell command; PostToolUse
 compares and treats the changed files as an Edit (colony_tasks/domain/shell_edits.py).
@@ -46,7 +47,8 @@ def test_codex_editing_claudes_file_through_the_shell_is_warned(sandbox):
     assert "TAX = 0.25" in (sandbox.repo / "prices.py").read_text()
     claude_handle = sandbox.session("claude")["handle"]
     after_shell = codex_model.main_requests()[1]
-    assert f"prices.py is held by {claude_handle}" in context(after_shell)
+    assert f"meets {claude_handle}'s change (main): git will conflict" in context(after_shell)
+    assert "colony-tasks: prices.py L1" in context(after_shell)
 
 
 def test_claude_editing_codexs_file_through_the_shell_is_warned(sandbox):
@@ -77,4 +79,5 @@ def test_claude_editing_codexs_file_through_the_shell_is_warned(sandbox):
     assert "TAX = 0.25" in (sandbox.repo / "prices.py").read_text()
     codex_handle = sandbox.session("codex")["handle"]
     after_shell = claude_model.main_requests()[1]
-    assert f"prices.py is held by {codex_handle}" in context(after_shell)
+    assert f"meets {codex_handle}'s change (main): git will conflict" in context(after_shell)
+    assert "colony-tasks: prices.py L1" in context(after_shell)

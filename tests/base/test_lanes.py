@@ -72,3 +72,17 @@ def test_non_git_folder_is_its_own_lane_without_branch(tmp_path: Path):
 def test_missing_folder_does_not_raise(tmp_path: Path):
     info = lanes.resolve(str(tmp_path / "gone"))
     assert info.branch == ""
+
+
+def test_two_clones_of_one_origin_on_one_machine_are_one_repository(repo: Path, tmp_path: Path):
+    clones = []
+    for name in ("a", "b"):
+        git(tmp_path, "clone", "-q", str(repo), str(tmp_path / name))
+        git(tmp_path / name, "remote", "set-url", "origin", "git@github.com:org/proj.git")
+        clones.append(lanes.resolve(str(tmp_path / name)))
+    a, b = clones
+    assert a.repo_id == b.repo_id == "git:github.com/org/proj"
+    assert a.root != b.root and a.branch == b.branch == "main"
+    # A clone of a local path has no shared identity: its own git dir names it.
+    git(tmp_path, "clone", "-q", str(repo), str(tmp_path / "c"))
+    assert lanes.resolve(str(tmp_path / "c")).repo_id == os.path.realpath(tmp_path / "c" / ".git")

@@ -75,8 +75,13 @@ def test_demo_runs_entirely_inside_its_own_repositories(demo: str, caller: Path)
 def test_demo_shows_briefing_warning_delta_and_silence(demo: str):
     scene1 = demo.split("=== Scene 2", 1)[0]
     assert "Others: claude-" in scene1
-    assert "src/retry.py is held by claude-" in scene1
-    assert "You just edited a file another session is working on" in scene1
+    warned = scene1.split("git would conflict", 1)[1].split("──", 1)[0]
+    assert "colony-tasks: retry.py L2 meets claude-" in warned
+    assert "'s change (main): git will conflict; ask_question(to=\"claude-" in warned
+    told = scene1.split("already told, nothing more", 1)[1].splitlines()[1]
+    assert "nothing injected" in told
+    again = demo.split("no warning now", 1)[1].splitlines()[1]
+    assert "nothing injected" in again
     assert "since your last turn" in scene1 and "(a file you touched)" in scene1
     silence = scene1.split("and the prompt after: silence", 1)[1].splitlines()[1]
     assert "nothing injected" in silence

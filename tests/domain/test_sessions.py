@@ -80,3 +80,24 @@ def test_a_session_id_is_capped_and_printable(store, repo):
         assert store.get_session(bad) is None
     ok = "y" * sessions.MAX_SESSION_ID
     assert sessions.register(store, ok, agent="claude", cwd=str(repo)).session.id == ok
+
+
+def test_a_local_stores_lane_under_the_old_identity_is_adopted(repo: Path, tmp_path: Path):
+    """A local store named a repository by its git common dir until identities followed
+    ``origin`` (as it still names one without a remote): the next session start on a branch
+    re-keys that branch's lane, so its thread goes on; another branch's lane waits its turn."""
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(tmp_path / "wt"))
+    local = Store(tmp_path / "colony.db")
+    old = sessions.register(local, "old", agent="claude", cwd=str(repo))
+    other = sessions.register(local, "other", agent="codex", cwd=str(tmp_path / "wt"))
+    assert old.lane.repo_id == str((repo / ".git").resolve())
+    git(repo, "remote", "add", "origin", "git@github.com:org/proj.git")
+
+    new = sessions.register(local, "new", agent="codex", cwd=str(repo))
+
+    assert new.lane.repo_id == "git:github.com/org/proj"
+    assert (new.lane.id, new.task.id) == (old.lane.id, old.task.id)
+    assert [p.id for p in local.participants(new.task.id)] == ["old", "new"]
+    assert local.get_lane(other.lane.id).repo_id == old.lane.repo_id
+    assert local.counts()["tasks"] == 2
+    local.close()

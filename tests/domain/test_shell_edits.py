@@ -31,17 +31,27 @@ def shell(home: Path, make, sid: str, cwd: Path, command: str, use_id: str = "b1
 
 
 def edit(home: Path, sid: str, repo: Path, rel: str) -> None:
-    """Session ``sid`` edits ``rel`` with Claude's Edit tool (recorded and auto-claimed)."""
+    """Session ``sid`` edits line 1 of ``rel`` with Claude's Edit tool (recorded, auto-claimed
+    and kept as its change of that line)."""
     target = repo / rel
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("VALUE = 1\n")
+    target.write_text("VALUE = 0\n")
     fields = {
         "tool_name": "Edit",
         "tool_input": {"file_path": str(target), "old_string": "0", "new_string": "1"},
         "tool_use_id": f"e-{sid}",
     }
     hook("pre-tool-use", home, claude("pre-tool-use", sid, repo, **fields))
+    target.write_text("VALUE = 1\n")
     hook("post-tool-use", home, claude("post-tool-use", sid, repo, tool_response={}, **fields))
+
+
+def meets(holder: str) -> str:
+    """The warning that a change of line 1 of api.py meets ``holder``'s (on branch main)."""
+    return (
+        f"colony-tasks: api.py L1 meets {holder}'s change (main): git will conflict;"
+        f' ask_question(to="{holder}") first.'
+    )
 
 
 def start(home: Path, make, sid: str, repo: Path) -> str:
@@ -80,8 +90,7 @@ def test_sed_through_claudes_bash_on_a_held_file_warns_naming_the_holder(home: P
 
     said = shell(home, claude, "cl-b", repo, "sed -i 's/1/2/' src/api.py")
 
-    assert f"src/api.py is held by {holder}" in said
-    assert "You just edited a file another session is working on" in said
+    assert said == meets(holder)
     assert edits_of(home, "cl-b") == [["src/api.py"]]
     assert "src/api.py" in held_by(home, "cl-b")  # auto-claimed, as an Edit would be
     assert (repo / "src/api.py").read_text() == "VALUE = 2\n"
@@ -96,7 +105,7 @@ def test_sed_through_codexs_shell_tool_on_a_held_file_warns_naming_the_holder(
 
     said = shell(home, codex, "cx-b", repo / "src", "sed -i 's/1/2/' api.py")
 
-    assert f"src/api.py is held by {holder}" in said
+    assert said == meets(holder)
     assert edits_of(home, "cx-b") == [["src/api.py"]]
 
 
@@ -119,7 +128,7 @@ def test_a_held_file_changed_by_a_script_that_does_not_name_it_is_seen(home: Pat
 
     said = shell(home, claude, "cl-b", repo, "sh fmt.sh")
 
-    assert f"src/api.py is held by {holder}" in said
+    assert said == meets(holder)
     assert edits_of(home, "cl-b") == [["src/api.py"]]
 
 
@@ -180,7 +189,7 @@ def test_without_a_pre_tool_note_a_named_file_written_during_the_call_counts(
         "post-tool-use", home, codex("post-tool-use", "cx-b", repo, tool_response="", **fields)
     )
 
-    assert f"src/api.py is held by {holder}" in said
+    assert said == meets(holder)
     assert edits_of(home, "cx-b") == [["src/api.py"]]
 
 
@@ -228,7 +237,7 @@ def test_a_failed_commands_edit_is_found_at_the_sessions_next_shell_command(home
 
     said = shell(home, claude, "cl-b", repo, "ls", use_id="next")
 
-    assert f"src/api.py is held by {holder}" in said
+    assert said == meets(holder)
     assert edits_of(home, "cl-b") == [["src/api.py"]]
 
 

@@ -32,6 +32,7 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
     src = repo / "src"
     src.mkdir()
     target = src / "api.py"
+    target.write_text("".join(f"line {i}\n" for i in range(1, 11)))
 
     # Both sessions join the same lane task.
     alone = cc(
@@ -50,8 +51,8 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
         t.id for t in store.tasks_of_session("cx-1")
     }
 
-    # Claude edits api.py: recorded and auto-claimed; nothing to say yet.
-    edit = {"file_path": str(target), "old_string": "a", "new_string": "b"}
+    # Claude edits line 5 of api.py: recorded and auto-claimed; nothing to say yet.
+    edit = {"file_path": str(target), "old_string": "line 5\n", "new_string": "line five\n"}
     assert (
         cc(
             "pre-tool-use",
@@ -62,6 +63,7 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
         )
         == ""
     )
+    target.write_text(target.read_text().replace("line 5\n", "line five\n"))
     assert (
         cc(
             "post-tool-use",
@@ -80,8 +82,11 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
     )
     assert [c["pattern"] for c in store.list_claims(session_id="cl-1")] == ["src/api.py"]
 
-    # Codex is warned before its patch of the same file, and again after it.
-    body = {"command": patch("*** Update File: api.py")}
+    # Codex is warned before its patch of the same line (git will conflict), and only once.
+    body = {
+        "command": "*** Begin Patch\n*** Update File: api.py\n@@\n-line five\n+line V\n"
+        "*** End Patch\n"
+    }
     before = cx(
         "pre-tool-use",
         home,
@@ -89,8 +94,11 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
             "pre-tool-use", "cx-1", src, tool_name="apply_patch", tool_input=body, tool_use_id="p1"
         ),
     )
-    assert "src/api.py is held by " + claude_s.handle in before
-    assert f'ask_question(to="{claude_s.handle}"' in before
+    assert before == (
+        f"colony-tasks: api.py L5 meets {claude_s.handle}'s change (main): git will conflict; "
+        f'ask_question(to="{claude_s.handle}") first.'
+    )
+    target.write_text(target.read_text().replace("line five\n", "line V\n"))
     after = cx(
         "post-tool-use",
         home,
@@ -104,7 +112,7 @@ def test_claude_and_codex_sessions_coordinate_through_hooks(home: Path, repo: Pa
             tool_use_id="p1",
         ),
     )
-    assert "You just edited a file another session is working on" in after
+    assert after == ""
 
     # Claude's next prompt delivers Codex's edit once; the prompt after that prints nothing.
     delta = cc(

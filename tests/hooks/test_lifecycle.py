@@ -33,10 +33,19 @@ def cx(event: str, home: Path, payload: dict) -> str:
     return context_of(check_codex(event, result.stdout))
 
 
-def edit(home: Path, sid: str, repo: Path, path: Path, *, subagent: dict | None = None) -> str:
-    tool_input = {"file_path": str(path), "content": "x = 1\n"}
+def edit(
+    home: Path,
+    sid: str,
+    repo: Path,
+    path: Path,
+    *,
+    subagent: dict | None = None,
+    content: str = "x = 1\n",
+) -> str:
+    """A Write through both hooks: what they said, before and after it."""
+    tool_input = {"file_path": str(path), "content": content}
     extra = subagent or {}
-    cc(
+    before = cc(
         "pre-tool-use",
         home,
         claude(
@@ -49,8 +58,8 @@ def edit(home: Path, sid: str, repo: Path, path: Path, *, subagent: dict | None 
             **extra,
         ),
     )
-    path.write_text("x = 1\n")
-    return cc(
+    path.write_text(content)
+    after = cc(
         "post-tool-use",
         home,
         claude(
@@ -64,6 +73,7 @@ def edit(home: Path, sid: str, repo: Path, path: Path, *, subagent: dict | None 
             **extra,
         ),
     )
+    return "\n".join(x for x in (before, after) if x)
 
 
 def test_compaction_rebriefs_with_the_state_and_what_is_new_since_last_told(home: Path, repo: Path):
@@ -160,9 +170,10 @@ def test_a_subagents_edit_is_its_parents_and_names_the_subagent(home: Path, repo
     cc("session-start", home, claude("session-start", "cl-2", repo, source="startup"))
     edit(home, "cl-2", repo, repo / "shared.py")
     inside = {"agent_id": "a9f3c2d1e0b7", "agent_type": "Explore"}
-    warning = edit(home, "cl-1", repo, repo / "shared.py", subagent=inside)
-    assert "You just edited a file another session is working on" in warning
+    warning = edit(home, "cl-1", repo, repo / "shared.py", subagent=inside, content="x = 2\n")
     store = Store(home / "colony.db")
+    other = store.get_session("cl-2").handle
+    assert warning.startswith(f"colony-tasks: shared.py L1 meets {other}'s change (main)")
     assert store.get_session("a9f3c2d1e0b7") is None  # no session of its own
     held = {c["pattern"] for c in store.list_claims(session_id="cl-1")}
     assert held == {"shared.py"}
@@ -249,7 +260,8 @@ def test_a_session_cut_off_by_a_rate_limit_is_seen_at_once_and_its_holdings_free
     assert "api.py [stale]" in brief
     # Its claims no longer count as a collision: editing api.py says it is stale.
     warning = edit(home, "cl-2", repo, repo / "api.py")
-    assert warning == ""  # a stale holder is no live collision after the edit
+    assert f"api.py is held by {cut.handle} (stale" in warning  # said before the edit
+    assert "You just edited" not in warning  # a stale holder is no live collision after it
     store = Store(home / "colony.db")
     with pytest.raises(Conflict):  # within the grace period it stays its
         actions.take_work(store, "cl-2", planned.ids[0])

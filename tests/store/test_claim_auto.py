@@ -14,7 +14,7 @@ from colony_tasks.store.schema import MIGRATIONS
 from colony_tasks.usecases import actions
 from tests.support.helpers import join
 
-BEFORE_THE_FLAG = [m for m in MIGRATIONS if m.name != "claim_auto"]
+BEFORE_THE_FLAG = [m for m in MIGRATIONS if m.version < 17]
 CLAIMS = (("src/a.py", claims.AUTO_NOTE), ("src/b.py", "retry policy"))
 FLAGGED = [("src/a.py", claims.AUTO_NOTE, 1), ("src/b.py", "retry policy", 0)]
 

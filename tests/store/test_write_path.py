@@ -97,6 +97,15 @@ def call_every_text_writer(store: Store) -> set[str]:
     )
     store.renew_claim(claim, 60, TEXT)
     store.first_read_note("s1", f"src/{SECRET}.py")
+    store.save_region(
+        "s1",
+        lane.repo_id,
+        lane.id,
+        f"src/{SECRET}.py",
+        base=TEXT,
+        base_hash="h",
+        changes=[(0, 1, TEXT)],
+    )
     item = store.insert_work_item(task, TEXT, description=TEXT, files=[f"src/{SECRET}/**"])
     store.finish_work_item(item, "blocked", summary=TEXT, reason=TEXT)
     signature = f'[{{"name": "connect", "signature": "connect(token=\'{SECRET}\')"}}]'
@@ -120,6 +129,7 @@ def call_every_text_writer(store: Store) -> set[str]:
         "insert_claim",
         "renew_claim",
         "first_read_note",
+        "save_region",
     }
 
 

@@ -16,7 +16,7 @@ from colony_tasks.store import open_store
 from colony_tasks.store.pg import translate
 from colony_tasks.usecases import actions
 from tests.support.gitutil import git
-from tests.support.hookrun import EXE, claude, codex, patch
+from tests.support.hookrun import EXE, claude, codex
 from tests.support.teamutil import Machine, context, make_machines, spool, wait_for
 
 # -- no server needed --------------------------------------------------------------------
@@ -43,18 +43,13 @@ def test_local_remotes_give_no_shared_identity(url: str):
 
 def test_clones_share_a_lane_by_remote_and_keep_the_local_identity_without_one(tmp_path: Path):
     machines = make_machines(tmp_path, "postgresql://x@h/db")
-    a, b = (lanes.resolve(str(m.clone), by_remote=True) for m in machines)
+    a, b = (lanes.resolve(str(m.clone)) for m in machines)
     assert a.repo_id == b.repo_id and a.branch == b.branch == "feature/search"
     assert a.repo_id.startswith(lanes.REMOTE_PREFIX) and a.root != b.root
-    # The local store keeps the path identity: two clones are two repositories there.
-    assert (
-        lanes.resolve(str(machines[0].clone)).repo_id
-        != lanes.resolve(str(machines[1].clone)).repo_id
-    )
     lonely = tmp_path / "lonely"
     lonely.mkdir()
     git(lonely, "init", "-q")
-    assert lanes.resolve(str(lonely), by_remote=True).repo_id == os.path.realpath(lonely / ".git")
+    assert lanes.resolve(str(lonely)).repo_id == os.path.realpath(lonely / ".git")
 
 
 @pytest.mark.parametrize(
@@ -109,7 +104,7 @@ def test_postgresql_migrates_blank_to_latest_once_and_records_each_step(pg_serve
         pg_server.template = saved
     store = PgStore(blank, migrate=False)
     assert store.schema_version() == 0
-    assert store.pending_migrations() == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
+    assert store.pending_migrations() == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]
     assert store.migrate() == [m.version for m in MIGRATIONS]
     assert store.schema_version() == LATEST
     assert [r["name"] for r in store.applied_migrations()] == [m.name for m in MIGRATIONS]
@@ -188,12 +183,14 @@ def test_two_machines_share_a_lane_see_each_other_and_are_warned_before_an_edit(
         assert f"{sessions['alice-codex'].handle} (codex, alice@laptop," in last
         assert f"{sessions['bob-claude'].handle} (claude, active" in last  # same machine: no who
 
-        # Alice's Claude edits a file; Bob's Codex is warned before patching the same file.
+        # Alice's Claude writes a file; Bob's Codex is warned before adding another one there
+        # (git: an add/add conflict), across the two machines.
         edit = {"file_path": str(laptop.clone / "search.py"), "content": "x = 1\n"}
+        (laptop.clone / "search.py").write_text("x = 1\n")
         post = claude("post-tool-use", "alice-claude", laptop.clone, tool_name="Write")
         post["tool_input"] = edit
         assert laptop.hook("post-tool-use", post).returncode == 0
-        body = {"command": patch("*** Update File: search.py")}
+        body = {"command": "*** Begin Patch\n*** Add File: search.py\n+y = 2\n*** End Patch\n"}
         warned = runner.hook(
             "pre-tool-use",
             codex(
@@ -201,7 +198,9 @@ def test_two_machines_share_a_lane_see_each_other_and_are_warned_before_an_edit(
             ),
             "codex",
         )
-        assert f"search.py is held by {sessions['alice-claude'].handle}" in context(warned)
+        assert f"search.py L1 meets {sessions['alice-claude'].handle} (alice@laptop)'s" in context(
+            warned
+        )
 
         # A prompt on one machine shows what the other said since.
         actions.post(store, "alice-codex", "API shape decided: search(query, limit)")
@@ -434,12 +433,12 @@ def test_claims_name_their_holder_s_developer_and_machine_everywhere_they_are_li
     assert f"Claims: {held} holds search.py" in context(late)
     pre = claude("pre-tool-use", "alice-claude", laptop.clone, tool_name="Write")
     pre["tool_input"] = {"file_path": str(laptop.clone / "search.py"), "content": "y = 2\n"}
-    assert f"search.py is held by {held} (editing it" in context(laptop.hook("pre-tool-use", pre))
+    assert f"search.py L1 meets {held}'s change" in context(laptop.hook("pre-tool-use", pre))
     # A session on the holder's own machine, as the same developer, is not told the obvious.
     pre_bob = claude("pre-tool-use", "bob-2", runner.clone, tool_name="Write")
     pre_bob["tool_input"] = {"file_path": str(runner.clone / "search.py"), "content": "z\n"}
     warned = context(runner.hook("pre-tool-use", pre_bob))
-    assert f"search.py is held by {bob} (editing it" in warned and "bob@" not in warned
+    assert f"search.py L1 meets {bob}'s change" in warned and "bob@" not in warned
 
     # The MCP server: claiming a held file names the holder and who runs it.
     claimed = anyio.run(_claim_over_mcp, laptop, "alice-claude", "search.py")

@@ -14,6 +14,7 @@ from colony_tasks.render import briefing
 from colony_tasks.store import Store
 from colony_tasks.usecases import actions, events
 from colony_tasks.usecases.events import Event, ToolUse
+from tests.support.gitutil import git, make_repo
 
 pytestmark = pytest.mark.both_backends
 
@@ -146,6 +147,33 @@ def test_after_an_edit_it_is_recorded_claimed_and_its_collision_returned(store: 
     # Delivered once: the next tool call does not repeat it.
     later = events.after_tool(store, Event("s1", "claude", str(repo)), edit(repo / "b.py"))
     assert later.delivered == ()
+
+
+def test_two_clones_of_one_origin_on_one_machine_share_their_lane(store: Store, tmp_path: Path):
+    seed = make_repo(tmp_path / "seed")
+    for name in ("a", "b"):
+        git(tmp_path, "clone", "-q", str(seed), str(tmp_path / name))
+        git(tmp_path / name, "remote", "set-url", "origin", "https://github.com/org/proj.git")
+    a = start(store, tmp_path / "a", "s1").session
+    b = start(store, tmp_path / "b", "s2", "codex").session
+    assert a.lane_id == b.lane_id
+    first = ToolUse(
+        "Edit",
+        "edit",
+        (str(tmp_path / "a/README.md"),),
+        edits=(("replace", str(tmp_path / "a/README.md"), "hello", "hi"),),
+    )
+    events.before_tool(store, Event("s1", "claude", str(tmp_path / "a")), first)
+    (tmp_path / "a/README.md").write_text("hi\n")
+    events.after_tool(store, Event("s1", "claude", str(tmp_path / "a")), first)
+    second = ToolUse(
+        "Edit",
+        "edit",
+        (str(tmp_path / "b/README.md"),),
+        edits=(("replace", str(tmp_path / "b/README.md"), "hello", "hey"),),
+    )
+    seen = events.before_tool(store, Event("s2", "codex", str(tmp_path / "b")), second)
+    assert [(o.path, o.handle) for o in seen.overlaps] == [("README.md", a.handle)]
 
 
 def test_a_failed_edit_records_nothing(store: Store, repo: Path):

@@ -1,0 +1,97 @@
+"""SQL for regions: per session and file, what the session changed, as ranges of base lines.
+
+A row holds the file's *base* (its content before the session's first edit; NULL for a file
+the session created), the base's hash (two sessions on one base compare line numbers as
+they are), the changes ``[[bs, be, text], ...]`` (base lines ``[bs, be)`` replaced by
+``text``; :mod:`colony_tasks.domain.regions`) and ``told``: the overlaps the session has
+already been warned about (each told once).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..base.redact import redact
+from .base import StoreBase
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+REGION_COLUMNS = (
+    "r.session_id, r.repo_id, r.lane_id, r.path, r.base, r.base_hash, r.changes, r.told"
+)
+
+
+def region_row(row: Any) -> dict[str, Any]:
+    region = dict(row)
+    region["changes"] = [(int(s), int(e), str(t)) for s, e, t in json.loads(region["changes"])]
+    region["told"] = list(json.loads(region["told"]))
+    return region
+
+
+class RegionsMixin(StoreBase):
+    def region(self, session_id: str, path: str) -> dict[str, Any] | None:
+        """The session's region of ``path`` (repo-relative), None before its first edit."""
+        row = self._one(
+            f"SELECT {REGION_COLUMNS} FROM regions r WHERE r.session_id = ? AND r.path = ?",
+            (session_id, redact(path)),
+        )
+        return region_row(row) if row else None
+
+    def save_region(
+        self,
+        session_id: str,
+        repo_id: str,
+        lane_id: int | None,
+        path: str,
+        *,
+        base: str | None,
+        base_hash: str,
+        changes: Sequence[tuple[int, int, str]],
+        told: Sequence[str] = (),
+    ) -> None:
+        """Write the session's region of ``path``; the base is kept as first written."""
+        stored = json.dumps([[s, e, redact(t)] for s, e, t in changes])
+        self._run(
+            "INSERT INTO regions(session_id, repo_id, lane_id, path, base, base_hash, changes,"
+            " told, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(session_id, path) DO UPDATE SET changes = excluded.changes,"
+            " told = excluded.told, updated_at = excluded.updated_at",
+            (
+                session_id,
+                repo_id,
+                lane_id,
+                redact(path),
+                None if base is None else redact(base),
+                base_hash,
+                stored,
+                json.dumps(list(told)),
+                self.now(),
+            ),
+        )
+
+    def others_regions(self, repo_id: str, path: str, exclude_session: str) -> list[dict[str, Any]]:
+        """Other live sessions' regions of ``path`` in the repository, on any branch, with the
+        session's handle, agent and who it is, and the branch."""
+        rows = self._all(
+            f"SELECT {REGION_COLUMNS}, s.handle, s.agent, s.developer, s.machine, l.branch"
+            " FROM regions r JOIN sessions s ON s.id = r.session_id"
+            " LEFT JOIN lanes l ON l.id = r.lane_id"
+            " WHERE r.repo_id = ? AND r.path = ? AND r.session_id <> ? AND s.ended_at IS NULL"
+            " AND r.changes <> '[]' ORDER BY r.updated_at",
+            (repo_id, redact(path), exclude_session),
+        )
+        return [region_row(row) for row in rows]
+
+    def repo_regions(self, repo_id: str) -> list[dict[str, Any]]:
+        """Every live session's non-empty regions in the repository (``colony-tasks conflicts``)."""
+        rows = self._all(
+            f"SELECT {REGION_COLUMNS}, s.handle, s.agent, s.developer, s.machine, l.branch"
+            " FROM regions r JOIN sessions s ON s.id = r.session_id"
+            " LEFT JOIN lanes l ON l.id = r.lane_id"
+            " WHERE r.repo_id = ? AND s.ended_at IS NULL AND r.changes <> '[]'"
+            " ORDER BY r.path, r.updated_at",
+            (repo_id,),
+        )
+        return [region_row(row) for row in rows]
