@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 MAX_PARSE_CHARS = 1_000_000  # a larger Python file is read by the line heuristic
 MAX_SCAN_LINES = 5_000  # how far up the heuristic looks for the enclosing definition
 MAX_NAME_CHARS = 40
+MAX_LINE_CHARS = 300  # a longer line (minified code) is not read as a definition: bounded work
 
 _MODS = r"(?:(?:export|default|declare|abstract|async|public|private|protected|static|override|readonly)\s+)*"
 _JS = [
@@ -35,7 +36,7 @@ _JS = [
         re.compile(
             _MODS + r"(?:get\s+|set\s+|\*\s*)?"
             r"(?!(?:if|for|while|switch|catch|return|function|else|do|new|typeof|await|with)\b)"
-            r"([\w$]+)\s*(?:<[^<>()]*>)?\s*\([^()]*\)\s*(?::\s*[^{;=]+)?\{\s*$"
+            r"([\w$]+)\s*(?:<[^<>()]*>)?\s*\([^()]*\)\s*(?::[^{;=]*)?\{\s*$"
         ),
         "method",
     ),
@@ -47,7 +48,10 @@ _GO = [
 _RUST_MODS = r"(?:pub(?:\s*\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern\s+\"[^\"]*\")\s+)*"
 _RUST = [
     (re.compile(_RUST_MODS + r"fn\s+([A-Za-z_]\w*)"), "fn"),
-    (re.compile(r"(?:unsafe\s+)?impl\b(?:\s*<[^{]*?>)?\s+(?:.*?\s+for\s+)?([A-Za-z_][\w:]*)"), "impl"),
+    (
+        re.compile(r"(?:unsafe\s+)?impl\b(?:\s*<[^{]*?>)?\s+(?:.*?\s+for\s+)?([A-Za-z_][\w:]*)"),
+        "impl",
+    ),
     (re.compile(_RUST_MODS + r"(struct|enum|trait|mod|union)\s+([A-Za-z_]\w*)"), ""),
 ]
 _PYTHON = [
@@ -125,6 +129,8 @@ def _indent(line: str) -> int:
 
 def _starts(line: str, patterns: list[tuple[re.Pattern[str], str]]) -> str:
     text = line.strip()
+    if len(text) > MAX_LINE_CHARS:
+        return ""
     for pattern, kind in patterns:
         found = pattern.match(text)
         if found:
@@ -134,7 +140,9 @@ def _starts(line: str, patterns: list[tuple[re.Pattern[str], str]]) -> str:
     return ""
 
 
-def _by_indent(lines: Sequence[str], index: int, patterns: list[tuple[re.Pattern[str], str]]) -> str:
+def _by_indent(
+    lines: Sequence[str], index: int, patterns: list[tuple[re.Pattern[str], str]]
+) -> str:
     """The nearest line at or above ``index`` at lower indentation that starts a definition
     (the line itself when it starts one); '' when the walk reaches the top level first."""
     here = _starts(lines[index], patterns)

@@ -20,8 +20,10 @@ from .output import CONTEXT_SETTINGS, emit, json_option, with_store
 @json_option
 @with_store
 def conflicts(store: Store, repo: str | None, as_json: bool) -> None:
-    """Where live sessions' changes will conflict when merged, on any branch; and the files
-    two sessions changed without meeting ("same file, no overlap")."""
+    """Whose live changes will conflict at merge, per repository, on any branch.
+
+    Each overlap names the file and each side's session, branch, worktree and lines; files
+    two sessions changed without meeting are listed as "same file, no overlap"."""
     found = conflict_map.repositories(store, repo)
     emit(as_json, found, lambda: render(found))
 

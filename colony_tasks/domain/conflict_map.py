@@ -163,4 +163,3 @@ def _changed_spans(path: str, row: dict[str, Any], after: str) -> tuple[Span, ..
         spans.append(Span(first, max(first, start + delta + count), symbol_at(first)))
         delta += count - (end - start)
     return tuple(spans)
-

@@ -12,9 +12,8 @@ from ..base.errors import ColonyError, describe
 from ..base.kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
 from ..base.models import Observation, Session, Task
 from ..domain import claims as claims_mod
-from ..domain import conflict_map
+from ..domain import conflict_map, work
 from ..domain import presence as presence_mod
-from ..domain import work
 from ..domain.tasks import get_task
 from ..search import Searcher
 from ..store import Store
