@@ -35,6 +35,7 @@ COMMANDS = {
     "withdraw": "thread_cmds",
     "resolve": "thread_cmds",
     "claims": "thread_cmds",
+    "conflicts": "conflicts_cmd",
     "viewer": "viewer_cmd",
 }
 

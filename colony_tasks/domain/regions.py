@@ -25,7 +25,7 @@ import hashlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..base import linediff
+from ..base import enclosing, linediff
 from ..base.models import Lane, Record, Session, who_for, who_of
 from ..base.redact import redact
 from ..store import Store
@@ -41,7 +41,8 @@ MAX_TOLD = 200  # the overlaps a region remembers having told (the oldest are fo
 
 class Overlap(Record):
     """Another live session's change that the edit meets, as git will see it: its handle and
-    branch, and the lines in this session's current numbering (1-based, inclusive)."""
+    branch, the lines in this session's current numbering (1-based, inclusive) and what
+    encloses the first of them where the language is known (``def retry``; else '')."""
 
     path: str
     handle: str
@@ -51,6 +52,7 @@ class Overlap(Record):
     last: int
     key: str
     who: str = ""
+    symbol: str = ""
 
 
 class Forecast(Record):
@@ -290,6 +292,7 @@ def compare(
     if not only:
         return []
     found = []
+    symbol_at = enclosing.finder(rel, after)
     for row in others:
         theirs = None if whole else _theirs_on_my_base(base, base_hash, row)
         if theirs is not None:
@@ -311,6 +314,7 @@ def compare(
                     last,
                     digest(f"{row['session_id']}\0{rel}\0{their!r}")[:16],
                     who_for(who_of(row["developer"], row["machine"]), me),
+                    symbol_at(first),
                 )
             )
     return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..base.models import Observation
 from ..base.text import ago, clip, one_line
 from ..domain import claims as claims_mod
+from ..domain.conflict_map import Span
 from ..domain.regions import Overlap
 from .lines import PREFIX, named
 
@@ -20,19 +21,31 @@ MAX_OVERLAP_LINES = 5
 
 
 def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
-    """``colony-tasks: core.py L488-492 meets codex-91bc's change (agent/x): git will
-    conflict; ask_question(to="codex-91bc") first.`` — one line per other session and place."""
+    """``colony-tasks: core.py L488-492 (in def retry) meets codex-91bc's change (agent/x):
+    git will conflict; ask_question(to="codex-91bc") first.`` — one line per other session
+    and place; the enclosing function or class where the language is known."""
     lines = []
     for o in overlaps[:MAX_OVERLAP_LINES]:
-        where = f"L{o.first}" if o.first == o.last else f"L{o.first}-{o.last}"
-        branch = f" ({o.branch})" if o.branch else ""
+        where = _where(o.first, o.last, o.symbol)
+        branch = f" ({one_line(o.branch)})" if o.branch else ""
         lines.append(
-            f"{PREFIX}: {o.path.rsplit('/', 1)[-1]} {where} meets {named(o.handle, o.who)}'s"
-            f' change{branch}: git will conflict; ask_question(to="{o.handle}") first.'
+            f"{PREFIX}: {one_line(o.path.rsplit('/', 1)[-1])} {where} meets"
+            f" {named(o.handle, o.who)}'s change{branch}: git will conflict;"
+            f' ask_question(to="{o.handle}") first.'
         )
     if len(overlaps) > MAX_OVERLAP_LINES:
         lines.append(f"… and {len(overlaps) - MAX_OVERLAP_LINES} more (`colony-tasks conflicts`).")
     return "\n".join(lines) or None
+
+
+def spans_text(spans: Sequence[Span]) -> str:
+    """``L5-7 (in def retry), L40``: a side's lines in ``colony-tasks conflicts`` and the viewer."""
+    return ", ".join(_where(s.first, s.last, s.symbol) for s in spans)
+
+
+def _where(first: int, last: int, symbol: str) -> str:
+    where = f"L{first}" if first == last else f"L{first}-{last}"
+    return f"{where} (in {one_line(symbol)})" if symbol else where
 
 
 def conflict_warning(

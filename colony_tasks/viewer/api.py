@@ -1,7 +1,7 @@
 """JSON endpoints beside the pages, built from the same :mod:`.data` dicts.
 
 ``GET /api/tasks``, ``/api/tasks/{id}``, ``/api/tasks/{id}/items?after=ID``, ``/api/claims``,
-``/api/sessions``, ``/api/search?q=``, ``/api/tasks/{id}/plan``; ``POST
+``/api/conflicts``, ``/api/sessions``, ``/api/search?q=``, ``/api/tasks/{id}/plan``; ``POST
 /api/tasks/{id}/messages`` and ``POST /api/tasks/{id}/plan`` (JSON body, token in the
 ``X-Colony-Token`` header). Errors come back as ``{"error": sentence}``.
 """
@@ -30,6 +30,7 @@ def routes() -> list[Route]:
         Route("/api/tasks/{task_id:int}/plan", plan, methods=["GET"]),
         Route("/api/tasks/{task_id:int}/plan", plan_action, methods=["POST"]),
         Route("/api/claims", claims, methods=["GET"]),
+        Route("/api/conflicts", conflicts, methods=["GET"]),
         Route("/api/sessions", sessions, methods=["GET"]),
         Route("/api/search", search, methods=["GET"]),
     ]
@@ -98,6 +99,10 @@ def items(request: Request) -> Response:
 
 def claims(request: Request) -> Response:
     return _json(data.claims_view(viewer_of(request).store))
+
+
+def conflicts(request: Request) -> Response:
+    return _json(data.conflicts_view(viewer_of(request).store))
 
 
 def sessions(request: Request) -> Response:

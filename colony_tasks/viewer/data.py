@@ -12,8 +12,8 @@ from ..base.errors import ColonyError, describe
 from ..base.kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode, TaskStatus
 from ..base.models import Observation, Session, Task
 from ..domain import claims as claims_mod
+from ..domain import conflict_map, work
 from ..domain import presence as presence_mod
-from ..domain import work
 from ..domain.tasks import get_task
 from ..search import Searcher
 from ..store import Store
@@ -235,6 +235,12 @@ def _overlap(claim: dict[str, Any]) -> dict[str, Any]:
         "holder": claim["holder"],
         "who": claim["who"],
     }
+
+
+def conflicts_view(store: Store) -> dict[str, Any]:
+    """Per repository, every two live sessions that changed one file: where they overlap (git
+    will conflict), or that they do not (:mod:`colony_tasks.domain.conflict_map`)."""
+    return {"repositories": conflict_map.repositories(store)}
 
 
 def sessions_view(store: Store, *, limit: int = 300) -> dict[str, Any]:

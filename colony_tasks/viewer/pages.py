@@ -1,4 +1,4 @@
-"""HTML pages: lanes and tasks, a thread, claims, sessions, search; plus their live partials.
+"""HTML pages: lanes and tasks, a thread, claims, conflicts, sessions, search; plus their live partials.
 
 Read-only handlers are plain functions (Starlette runs them in its thread pool, so a busy
 database never stalls the event loop). The form posts verify the token first, then call
@@ -36,6 +36,10 @@ def routes() -> list[Route]:
         Route("/tasks/{task_id:int}/resolve", resolve_form, methods=["POST"]),
         Route("/claims", claims_page, methods=["GET"], name="claims"),
         Route("/partials/claims", partial("_claims.html", data.claims_view), methods=["GET"]),
+        Route("/conflicts", conflicts_page, methods=["GET"], name="conflicts"),
+        Route(
+            "/partials/conflicts", partial("_conflicts.html", data.conflicts_view), methods=["GET"]
+        ),
         Route("/sessions", sessions_page, methods=["GET"], name="sessions"),
         Route("/partials/sessions", partial("_sessions.html", data.sessions_view), methods=["GET"]),
         Route("/search", search_page, methods=["GET"], name="search"),
@@ -74,6 +78,10 @@ def lanes_page(request: Request) -> Response:
 
 def claims_page(request: Request) -> Response:
     return _page(request, "claims.html", data.claims_view, title="Claims")
+
+
+def conflicts_page(request: Request) -> Response:
+    return _page(request, "conflicts.html", data.conflicts_view, title="Conflicts")
 
 
 def sessions_page(request: Request) -> Response:

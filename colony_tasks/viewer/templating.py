@@ -17,6 +17,7 @@ from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from ..base.text import ago, clip, fence, iso
+from ..render.conflicts import spans_text
 from ..render.lines import KIND_LABEL
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -32,7 +33,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         finalize=_fenced,
     )
-    env.filters.update(ago=_ago, iso=iso, clip=clip, label=label, marked=marked, minutes=_minutes)
+    env.filters.update(
+        ago=_ago, iso=iso, clip=clip, label=label, marked=marked, minutes=_minutes, spans=spans_text
+    )
     return env
 
 

@@ -76,7 +76,7 @@ def test_demo_shows_briefing_warning_delta_and_silence(demo: str):
     scene1 = demo.split("=== Scene 2", 1)[0]
     assert "Others: claude-" in scene1
     warned = scene1.split("git would conflict", 1)[1].split("──", 1)[0]
-    assert "colony-tasks: retry.py L2 meets claude-" in warned
+    assert "colony-tasks: retry.py L2 (in def backoff) meets claude-" in warned
     assert "'s change (main): git will conflict; ask_question(to=\"claude-" in warned
     told = scene1.split("already told, nothing more", 1)[1].splitlines()[1]
     assert "nothing injected" in told

@@ -15,6 +15,7 @@ from colony_tasks.render import briefing
 from colony_tasks.store import Store
 from colony_tasks.usecases import actions, events
 from colony_tasks.usecases.events import Event, ToolUse
+from tests.support import regionwork
 from tests.support.gitutil import git
 
 pytestmark = pytest.mark.both_backends
@@ -140,3 +141,25 @@ def test_a_shell_command_that_rewrites_a_file_is_weighed_from_the_disk(
     os.utime(path, (store.now() + 1, store.now() + 1))  # written while it ran (the test clock)
     after = events.after_tool(store, Event("s2", "codex", str(feature)), shell)
     assert [o.handle for o in after.overlaps] == [a.handle]
+
+
+def test_the_warning_names_the_function_both_changes_are_in(
+    store: Store, repo: Path, tmp_path: Path
+):
+    main, feature = regionwork.two_trees(repo, tmp_path)
+    a = start(store, main, "s1", "claude")
+    start(store, feature, "s2", "codex")
+    regionwork.edit(store, "s1", "claude", main, "core.py", "    step_3 = 3\n", "    step_3 = 33\n")
+    before = regionwork.edit(
+        store, "s2", "codex", feature, "core.py", "    step_4 = 4\n", "    step_4 = 44\n"
+    )
+    text, _ = briefing.render(store, before)
+    assert text == (
+        f"colony-tasks: core.py L7-8 (in def retry) meets {a.handle}'s change (main):"
+        f' git will conflict; ask_question(to="{a.handle}") first.'
+    )
+    # Where they do not meet, nothing is said, whatever function the edit is in.
+    apart = regionwork.edit(
+        store, "s2", "codex", feature, "core.py", "    return 0\n", "  return 1\n"
+    )
+    assert apart == events.NOTHING

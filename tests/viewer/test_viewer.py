@@ -447,7 +447,8 @@ def test_every_response_carries_a_strict_content_security_policy(client, world):
 
 
 def test_pages_contain_no_inline_script_or_style(client, world):
-    for path in ("/", f"/tasks/{world['task_id']}", "/claims", "/sessions", "/search?q=retry"):
+    pages = ("/", f"/tasks/{world['task_id']}", "/claims", "/conflicts", "/sessions")
+    for path in (*pages, "/search?q=retry"):
         page = client.get(path).text
         assert re.findall(r"<script(?![^>]*\bsrc=)", page) == [], path
         assert " style=" not in page and "<style" not in page, path

@@ -17,7 +17,7 @@ from colony_tasks.store import Store
 from colony_tasks.usecases import actions
 from colony_tasks.viewer import create_app
 from colony_tasks.viewer.server import allowed_hosts, bind, start_in_thread, url_for
-from tests.support import TESTS
+from tests.support import TESTS, regionwork
 from tests.support.gitutil import git, make_repo
 from tests.support.helpers import join
 
@@ -231,6 +231,24 @@ def test_lanes_page_shows_new_open_items_without_reload(page, served):
     open_page(page, served, "/")
     actions.ask(served["agents"], "sess-b", "Can someone review the pool sizes?", to="any")
     expect(page.locator("#live")).to_contain_text("review the pool sizes", timeout=WAIT_MS)
+
+
+def test_conflicts_page_shows_a_new_overlap_without_reload(page, served, repo, tmp_path, home):
+    agents = served["agents"]
+    main, feature = regionwork.two_trees(repo, tmp_path)
+    regionwork.start(agents, main, "s1", "claude")
+    regionwork.start(agents, feature, "s2", "codex")
+    regionwork.edit(
+        agents, "s1", "claude", main, "core.py", "    step_3 = 3\n", "    step_3 = 33\n"
+    )
+    open_page(page, served, "/conflicts")
+    expect(page.locator("#live")).to_contain_text("No two live sessions changed the same file")
+    regionwork.edit(
+        agents, "s2", "codex", feature, "core.py", "    step_4 = 4\n", "    step_4 = 44\n"
+    )
+    row = page.locator("#live tbody.conflict")
+    expect(row).to_contain_text("overlap: git will conflict", timeout=WAIT_MS)
+    expect(row).to_contain_text("L7-8 (in def retry)")
 
 
 def test_xss_corpus_never_executes(page, served):
