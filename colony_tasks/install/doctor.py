@@ -254,7 +254,7 @@ def _registration(store: Store) -> dict[str, Any]:
     except InstallError:
         root = None
     problems, notes = status.report(root)
-    found = status.where(root)
+    found = status.where(root) + [p for ps in status.client_files(root).values() for p in ps]
     if problems:
         detail = " ".join(problems)
     else:
