@@ -96,9 +96,9 @@ def render(
     before a tool, such context is kept for ``session``'s next after-tool reply, and an
     after-tool reply says what was kept first."""
     if agent in NO_CONTEXT_BEFORE_TOOL and session:
-        context = reply.get("context") if reply else None
-        if event == "pre-tool-use" and context and not reply.get("deny"):  # type: ignore[union-attr]
-            carry(session, str(context))
+        said = reply or {}
+        if event == "pre-tool-use" and said.get("context") and not said.get("deny"):
+            carry(session, str(said["context"]))
             return None
         if event in AFTER_TOOL:
             held = carried(session)

@@ -200,6 +200,18 @@ def client_files(root: Path | None) -> dict[str, list[Path]]:
     return found
 
 
+def installed_agents(root: Path | None) -> list[str]:
+    """The agents with colony-tasks hooks registered here, in the installer's order."""
+    found = []
+    files = where(root)
+    if any(p.name != "hooks.json" for p in files):
+        found.append("claude")
+    if any(p.name == "hooks.json" for p in files):
+        found.append("codex")
+    found += [agent for agent, paths in client_files(root).items() if paths]
+    return found
+
+
 def cursor_dir() -> Path:
     return Path.home() / ".cursor"
 

@@ -120,7 +120,6 @@ def test_a_client_and_claude_see_each_other_are_warned_and_reach_each_other(sand
     record(client.agent, version, "warn_before", "no: said after the edit, with its result")
     record(client.agent, version, "warn_after", "yes: with the tool's result")
     record(client.agent, version, "mcp_tools", f"yes: {client.ask_tool}")
-    record("claude", sandbox.toolchain.version("claude"), "warn_before", "yes: PreToolUse context")
     record("claude", sandbox.toolchain.version("claude"), "mid_turn", "yes: with a tool's result")
     edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]
     assert [(o["handle"], o["text"]) for o in edits] == [
