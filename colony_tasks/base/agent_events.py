@@ -54,6 +54,68 @@ OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
 WAITING_NOTIFICATIONS = ("idle_prompt", "permission_prompt")
 
 CLAUDE, CODEX = "claude", "codex"
+GEMINI, QWEN = "gemini", "qwen"
+
+
+class ToolNames:
+    """One agent's tool names by what they do (a payload's ``tool_name``): ``edit`` tools name
+    their file, ``patch`` tools name theirs in the patch body, ``read`` and ``shell`` as said.
+    Of the edit tools, ``writes`` write a whole file's ``content`` and ``replaces`` swap
+    ``old_string`` for ``new_string``."""
+
+    __slots__ = ("edit", "patch", "read", "shell", "writes", "replaces")
+
+    def __init__(
+        self,
+        edit: tuple[str, ...],
+        read: tuple[str, ...],
+        shell: tuple[str, ...],
+        *,
+        patch: tuple[str, ...] = (),
+        writes: tuple[str, ...] = (),
+        replaces: tuple[str, ...] = (),
+    ) -> None:
+        self.edit = edit
+        self.patch = patch
+        self.read = read
+        self.shell = shell
+        self.writes = writes
+        self.replaces = replaces
+
+
+_CLAUDE_TOOLS = ToolNames(
+    EDIT_TOOLS,
+    READ_TOOLS,
+    SHELL_TOOLS,
+    patch=PATCH_TOOLS,
+    writes=("Write",),
+    replaces=("Edit", "MultiEdit"),
+)
+#: Per agent, its tools (an agent not listed: Claude Code's, which Codex shares). Gemini CLI
+#: and Qwen Code name the file ``file_path`` (Gemini as the model wrote it, often relative to
+#: the session's folder; the core resolves it against the event's ``cwd``).
+AGENT_TOOLS = {
+    CLAUDE: _CLAUDE_TOOLS,
+    CODEX: _CLAUDE_TOOLS,
+    GEMINI: ToolNames(
+        ("write_file", "replace"),
+        ("read_file",),
+        ("run_shell_command",),
+        writes=("write_file",),
+        replaces=("replace",),
+    ),
+    QWEN: ToolNames(
+        ("write_file", "edit", "notebook_edit"),
+        ("read_file",),
+        ("run_shell_command",),
+        writes=("write_file",),
+        replaces=("edit",),
+    ),
+}
+
+
+def tools_of(agent: str) -> ToolNames:
+    return AGENT_TOOLS.get(agent, _CLAUDE_TOOLS)
 
 
 class AgentEvent:
@@ -68,9 +130,20 @@ class AgentEvent:
     agent, what the agent's matcher selects (tool names, notification types; none: everything),
     and ``timeout``, the seconds the agent allows the hook. ``owner``: the event establishes or
     checks which agent process owns the session, so the hook finds that process exactly (which
-    may cost a ``ps`` call off Linux) rather than cheaply."""
+    may cost a ``ps`` call off Linux) rather than cheaply. ``keys``: per agent, a field read
+    from another payload key than ``fields`` says (``{agent: {name: key}}``)."""
 
-    __slots__ = ("slug", "names", "fields", "tool", "quiet", "matchers", "timeout", "owner")
+    __slots__ = (
+        "slug",
+        "names",
+        "fields",
+        "tool",
+        "quiet",
+        "matchers",
+        "timeout",
+        "owner",
+        "keys",
+    )
 
     def __init__(
         self,
@@ -83,6 +156,7 @@ class AgentEvent:
         matchers: dict[str, str] | None = None,
         timeout: int = 10,
         owner: bool = False,
+        keys: dict[str, dict[str, str]] | None = None,
     ) -> None:
         self.slug = slug
         self.names = names
@@ -92,6 +166,7 @@ class AgentEvent:
         self.matchers = matchers or {}
         self.timeout = timeout
         self.owner = owner
+        self.keys = keys or {}
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -105,7 +180,21 @@ def _both(name: str) -> dict[str, str]:
     return {CLAUDE: name, CODEX: name}
 
 
+def _alike(name: str, gemini: str) -> dict[str, str]:
+    """Claude's and Codex's name for an event, Qwen Code's (the same) and Gemini CLI's."""
+    return {**_both(name), QWEN: name, GEMINI: gemini}
+
+
+def _tools_matcher(agent: str, *more: str) -> str:
+    """An anchored matcher of the agent's edit, read and shell tools (and ``more``)."""
+    tools = tools_of(agent)
+    return f"^({'|'.join((*tools.edit, *tools.read, *tools.shell, *more))})$"
+
+
 _EDITS = "|".join(EDIT_TOOLS)
+#: Our MCP tools as Gemini CLI names them (``mcp_<server>_<tool>``); Qwen Code names them as
+#: Claude Code does.
+GEMINI_OUR_MCP_TOOLS = "mcp_colony-tasks_.+"
 
 #: Every agent event, by our name, in the order the installer writes them. 10 s is above the
 #: store's 5 s busy timeout, so a briefly locked database still answers.
@@ -113,48 +202,66 @@ EVENTS = {
     e.slug: e
     for e in (
         # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
+        # Gemini CLI compares a lifecycle matcher by equality: none matches every source.
         AgentEvent(
             "session-start",
-            _both("SessionStart"),
+            _alike("SessionStart", "SessionStart"),
             fields=(("source", "source", "startup"),),
             owner=True,
         ),
+        # Qwen Code fires it before every model call of a turn (after each tool batch too), the
+        # user's own words only in ``submitted_prompt``: the others record no prompt.
         AgentEvent(
-            "user-prompt-submit", _both("UserPromptSubmit"), fields=(("prompt", "prompt", ""),)
+            "user-prompt-submit",
+            _alike("UserPromptSubmit", "BeforeAgent"),
+            fields=(("prompt", "prompt", ""),),
+            keys={QWEN: {"prompt": "submitted_prompt"}},
         ),
         # Before edits, and before shell commands: the hook notes the state of the files that
         # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
         # And before Claude's Read: one line when another session holds the file.
         AgentEvent(
             "pre-tool-use",
-            _both("PreToolUse"),
+            _alike("PreToolUse", "BeforeTool"),
             tool=True,
-            matchers={CLAUDE: f"{_EDITS}|Bash|Read", CODEX: "^(apply_patch|Bash)$"},
+            matchers={
+                CLAUDE: f"{_EDITS}|Bash|Read",
+                CODEX: "^(apply_patch|Bash)$",
+                GEMINI: _tools_matcher(GEMINI),
+                QWEN: _tools_matcher(QWEN),
+            },
         ),
-        # After edits and shell commands, and after our own MCP tools.
+        # After edits and shell commands, and after our own MCP tools. Gemini CLI and Qwen Code
+        # show the model nothing said before a tool: what was, is said after it (after reads
+        # too, so a read's note is not held back to the next edit).
         AgentEvent(
             "post-tool-use",
-            _both("PostToolUse"),
+            _alike("PostToolUse", "AfterTool"),
             tool=True,
             matchers={
                 CLAUDE: f"^({_EDITS}|Bash|{OUR_MCP_TOOLS})$",
                 CODEX: f"^(apply_patch|Bash|{OUR_MCP_TOOLS})$",
+                GEMINI: _tools_matcher(GEMINI, GEMINI_OUR_MCP_TOOLS),
+                QWEN: _tools_matcher(QWEN, OUR_MCP_TOOLS),
             },
         ),
         # Claude Code fires it instead of PostToolUse when a tool fails (a shell command that
         # exits non-zero may still have edited files); Codex fires PostToolUse.
         AgentEvent(
             "post-tool-use-failure",
-            {CLAUDE: "PostToolUseFailure"},
+            {CLAUDE: "PostToolUseFailure", QWEN: "PostToolUseFailure"},
             tool=True,
-            matchers={CLAUDE: "^Bash$"},
+            matchers={CLAUDE: "^Bash$", QWEN: "^run_shell_command$"},
         ),
         # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
         AgentEvent(
             "subagent-start", _both("SubagentStart"), fields=(("agent_type", "agent_type", ""),)
         ),
         AgentEvent(
-            "stop", _both("Stop"), fields=(("active", "stop_hook_active", False),), quiet=True
+            "stop",
+            _alike("Stop", "AfterAgent"),
+            fields=(("active", "stop_hook_active", False),),
+            quiet=True,
         ),
         # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
         # session waiting on its human (idle or permission prompt); nothing reaches the model.
@@ -169,11 +276,23 @@ EVENTS = {
             matchers={CLAUDE: f"^({'|'.join(WAITING_NOTIFICATIONS)})$"},
         ),
         # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex
-        # caps at 3.
-        AgentEvent("session-end", _both("SessionEnd"), quiet=True, timeout=3, owner=True),
+        # caps at 3. Gemini CLI does not wait for it; Qwen Code's -p never fires it.
+        AgentEvent(
+            "session-end",
+            _alike("SessionEnd", "SessionEnd"),
+            quiet=True,
+            timeout=3,
+            owner=True,
+        ),
     )
 }
 
-#: Our event name -> the agents' (``hookEventName``); every agent that has an event names it
-#: alike today.
+#: Our event name -> Claude Code's and Codex's (``hookEventName``), which name each event alike;
+#: :func:`event_name` gives any agent's.
 AGENT_EVENTS = {slug: next(iter(e.names.values())) for slug, e in EVENTS.items()}
+
+
+def event_name(slug: str, agent: str) -> str:
+    """The agent's name for our event ``slug`` (Claude Code's for an agent without one)."""
+    names = EVENTS[slug].names
+    return names.get(agent) or AGENT_EVENTS[slug]

@@ -19,6 +19,8 @@ from enum import StrEnum
 class AgentKind(StrEnum):
     CLAUDE = "claude"
     CODEX = "codex"
+    GEMINI = "gemini"
+    QWEN = "qwen"
     HUMAN = "human"
 
 

@@ -19,7 +19,12 @@ if TYPE_CHECKING:
 # The installers (and tomlkit) are imported by these two commands only, not at start-up: every
 # other command, a search included, would pay ~15 ms for them. Deferred for weight, not a cycle.
 
-AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+AGENT_NAMES = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "qwen": "Qwen Code",
+}
 
 
 def _options(func: Callable) -> Callable:
@@ -41,10 +46,11 @@ def _options(func: Callable) -> Callable:
     )(func)
     func = click.option(
         "--agent",
-        type=click.Choice(["claude", "codex", "all"]),
+        type=click.Choice([*AGENT_NAMES, "all"]),
         default="all",
         show_default=True,
-        help="Which agent to configure.",
+        help="Which agent to configure (all: Claude Code, Codex, and each other agent that"
+        " has run on this machine).",
     )(func)
     return func
 
@@ -108,9 +114,11 @@ def next_steps(plan: Plan) -> list[str]:
             root = None
         checks = {"claude": status.double_install, "codex": status.codex_double_install}
         for agent in plan.agents:
-            twice = checks[agent](root)
+            twice = checks[agent](root) if agent in checks else None
             if twice:
                 steps.append(f"Warning: {twice}")
+    if "gemini" in plan.agents:
+        steps.append(status.GEMINI_TRUST_STEP)
     if "codex" in plan.agents:
         steps.append(status.CODEX_TRUST_STEP)
         if plan.scope == "project":
@@ -120,9 +128,9 @@ def next_steps(plan: Plan) -> list[str]:
 
 def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     from ..install import run
-    from ..install.plan import AGENTS
+    from ..install.plan import found_agents
 
-    agents = AGENTS if agent == "all" else (agent,)
+    agents = found_agents() if agent == "all" else (agent,)
     plan = run(action, agents, scope, dry_run=dry_run)  # type: ignore[arg-type]
     data = {**plan.to_dict(), "dry_run": dry_run}
     if as_json and dry_run:
@@ -134,7 +142,7 @@ def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @_options
 def install(agent: str, scope: str, dry_run: bool, as_json: bool, git_guard: bool) -> None:
-    """Register the hooks and the MCP server with Claude Code and/or Codex.
+    """Register the hooks and the MCP server with Claude Code, Codex, Gemini CLI, Qwen Code.
 
     Safe to run again: it changes nothing when already installed and replaces entries left by
     an install from another virtualenv.

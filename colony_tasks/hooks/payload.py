@@ -10,18 +10,7 @@ from __future__ import annotations
 
 import time
 
-from ..base.agent_events import (
-    AGENT_EVENTS,
-    EDIT,
-    EDIT_TOOLS,
-    EVENTS,
-    OTHER,
-    PATCH_TOOLS,
-    READ,
-    READ_TOOLS,
-    SHELL,
-    SHELL_TOOLS,
-)
+from ..base.agent_events import AGENT_EVENTS, CLAUDE, EDIT, EVENTS, OTHER, READ, SHELL, tools_of
 from ..base.procs import agent_pid
 from ..relay.wire import EventRequest, ToolCall, event_key
 
@@ -118,15 +107,16 @@ def patch_paths(patch: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def tool_paths(tool_name: str, tool_input: Any) -> list[str]:
-    """The files a write tool is about to change (or changed)."""
+def tool_paths(tool_name: str, tool_input: Any, agent: str = CLAUDE) -> list[str]:
+    """The files a write tool of ``agent`` is about to change (or changed)."""
+    tools = tools_of(agent)
     if not isinstance(tool_input, dict):
         return []
-    if tool_name in PATCH_TOOLS:
+    if tool_name in tools.patch:
         return patch_paths(
             tool_input.get("command", tool_input.get("patch", tool_input.get("input")))
         )
-    if tool_name in EDIT_TOOLS:
+    if tool_name in tools.edit:
         found = []
         for key in ("file_path", "notebook_path", "path"):
             value = tool_input.get(key)
@@ -149,46 +139,51 @@ def shell_command(tool_input: Any) -> str:
 MAX_EDITS_CHARS = 1024 * 1024
 
 
-def tool_edits(tool_name: str, tool_input: Any) -> list[list[str]]:
+def tool_edits(tool_name: str, tool_input: Any, agent: str = CLAUDE) -> list[list[str]]:
     """What a write tool says it will write, ``[kind, path, old, new]`` each, as the core reads
-    it (:func:`colony_tasks.domain.regions.edits_by_path`): Edit and MultiEdit's strings, a
-    Write's content, a patch's body, a notebook edit as the whole file. Only copied, never
+    it (:func:`colony_tasks.domain.regions.edits_by_path`): a replacing tool's strings (Edit,
+    MultiEdit, Gemini's ``replace``, Qwen's ``edit``), a written file's content (Write,
+    ``write_file``), a patch's body, a notebook edit as the whole file. Only copied, never
     parsed here."""
+    tools = tools_of(agent)
     if not isinstance(tool_input, dict):
         return []
-    if tool_name in PATCH_TOOLS:
+    if tool_name in tools.patch:
         body = tool_input.get("command", tool_input.get("patch", tool_input.get("input")))
         if isinstance(body, list):
             body = "\n".join(p for p in body if isinstance(p, str))
         return [["patch", "", "", body]] if isinstance(body, str) else []
-    path = next((p for p in tool_paths(tool_name, tool_input)), "")
-    if tool_name == "Write":
+    path = next((p for p in tool_paths(tool_name, tool_input, agent)), "")
+    if tool_name in tools.writes:
         return [["write", path, "", text(tool_input, "content")]]
-    if tool_name in ("Edit", "MultiEdit"):
+    if tool_name in tools.replaces:
         items = tool_input.get("edits") if tool_name == "MultiEdit" else [tool_input]
         found = []
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
-                kind = "replace_all" if item.get("replace_all") is True else "replace"
+                every = item.get("replace_all") is True or item.get("allow_multiple") is True
+                kind = "replace_all" if every else "replace"
                 found.append([kind, path, text(item, "old_string"), text(item, "new_string")])
         return found
     return [["whole", path, "", ""]] if path else []
 
 
-def tool_use(payload: dict[str, Any], edits: bool = False) -> ToolCall:
+def tool_use(payload: dict[str, Any], edits: bool = False, agent: str = CLAUDE) -> ToolCall:
     """The payload's tool call in the core's terms: what it does (edit, read, shell or other)
-    and the files it names; ``edits``: with what an edit says it will write (a PreToolUse's)."""
+    and the files it names, by ``agent``'s tool names; ``edits``: with what an edit says it
+    will write (a PreToolUse's)."""
+    tools = tools_of(agent)
     name = text(payload, "tool_name")
     tool_input = payload.get("tool_input")
     use_id = text(payload, "tool_use_id")
-    if name in EDIT_TOOLS or name in PATCH_TOOLS:
-        said = tool_edits(name, tool_input) if edits else []
+    if name in tools.edit or name in tools.patch:
+        said = tool_edits(name, tool_input, agent) if edits else []
         if sum(len(x) for e in said for x in e) > MAX_EDITS_CHARS:
             said = []
-        return ToolCall(name, EDIT, tool_paths(name, tool_input), "", use_id, said)
-    if name in SHELL_TOOLS:
+        return ToolCall(name, EDIT, tool_paths(name, tool_input, agent), "", use_id, said)
+    if name in tools.shell:
         return ToolCall(name, SHELL, [], shell_command(tool_input), use_id)
-    if name in READ_TOOLS and isinstance(tool_input, dict):
+    if name in tools.read and isinstance(tool_input, dict):
         path = tool_input.get("file_path")
         return ToolCall(name, READ, [path] if isinstance(path, str) and path else [], "", use_id)
     return ToolCall(name, OTHER, [], "", use_id)
@@ -211,7 +206,9 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> Even
     its name; SubagentStart is its parent's event (the subagent has no session)."""
     row = EVENTS[event]
     fields: dict[str, str | bool] = {}
+    keys = row.keys.get(agent, {})
     for name, key, default in row.fields:
+        key = keys.get(name, key)
         if default is False:
             fields[name] = payload.get(key) is True
         else:
@@ -225,7 +222,7 @@ def request(event: str, agent: str, payload: dict[str, Any], raw: bytes) -> Even
         subagent="" if event == "subagent-start" else subagent(payload),
         key=event_key(event, raw),
         at=time.time(),
-        tool=tool_use(payload, edits=event == "pre-tool-use") if row.tool else None,
+        tool=tool_use(payload, edits=event == "pre-tool-use", agent=agent) if row.tool else None,
         fields=fields,
     )
 

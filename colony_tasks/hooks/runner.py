@@ -1,10 +1,10 @@
-"""``colony-tasks hook EVENT [--agent claude|codex]``: read one payload, have it applied, reply.
+"""``colony-tasks hook EVENT [--agent claude|codex|gemini|qwen]``: read one payload, have it applied, reply.
 
 The hook is a small client. It turns the agent's payload into the core's plain event values
 (:mod:`.payload`) and has them applied through its transport (:mod:`.transport`: this user's
 relay, this process when no relay answers, or in team mode the outbox the relay applies),
-which answers with what the agent should see; this module renders that as the JSON both agents
-accept. ``COLONY_TASKS_RELAY=off`` makes every hook apply its event itself.
+which answers with what the agent should see; :mod:`.replies` renders that as the JSON the
+agent accepts. ``COLONY_TASKS_RELAY=off`` makes every hook apply its event itself.
 
 Fails open: whatever goes wrong (bad input, missing or locked database, read-only home, a bug)
 the hook exits 0 with nothing on stdout and appends one line to the hook log. It never exits 2,
@@ -17,9 +17,10 @@ import json
 import sys
 
 from ..base import backend, paths
-from ..base.agent_events import EVENTS
+from ..base.agent_events import AGENT_TOOLS
 from . import transport as transports
-from .payload import EVENT_NAMES, detect_agent, loads, request
+from .payload import EVENT_NAMES, detect_agent, loads, request, text
+from .replies import render
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024
-USAGE = "usage: colony-tasks hook EVENT [--agent claude|codex]"
+USAGE = "usage: colony-tasks hook EVENT [--agent claude|codex|gemini|qwen]"
 
 
 def parse_args(args: list[str]) -> tuple[str, str | None]:
@@ -47,27 +48,6 @@ def parse_args(args: list[str]) -> tuple[str, str | None]:
     return event, agent
 
 
-def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The JSON both agents accept: only hookEventName, additionalContext, a deny, and at
-    Stop a block (Codex's stop gate: the reason becomes the session's next prompt) or a
-    ``systemMessage`` for the human (why it stopped with urgent items unread)."""
-    if event == "stop" and reply and reply.get("block"):
-        return {"decision": "block", "reason": str(reply["block"])}
-    if event == "stop" and reply and reply.get("context"):
-        return {"systemMessage": str(reply["context"])}  # shown to the human, not the model
-    context = reply.get("context") if reply else None
-    deny = reply.get("deny") if reply else None
-    if EVENTS[event].quiet or not (context or deny):
-        return None
-    specific: dict[str, Any] = {"hookEventName": EVENT_NAMES[event]}
-    if deny and event == "pre-tool-use":
-        specific["permissionDecision"] = "deny"
-        specific["permissionDecisionReason"] = deny
-    elif context:
-        specific["additionalContext"] = context
-    return {"hookSpecificOutput": specific}
-
-
 def handle(
     event: str, agent: str | None, raw: bytes, *, transport: Transport | None = None
 ) -> dict[str, Any] | None:
@@ -78,9 +58,10 @@ def handle(
     payload = loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
-    kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
+    kind = agent if agent in AGENT_TOOLS else detect_agent(payload, event)
     send = transport if transport is not None else transports.choose()
-    return render(event, send(request(event, kind, payload, raw)))
+    reply = send(request(event, kind, payload, raw))
+    return render(event, reply, kind, text(payload, "session_id"))
 
 
 def run(args: list[str], *, exiting: bool = False) -> int:

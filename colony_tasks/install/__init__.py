@@ -1,12 +1,13 @@
 """``colony-tasks install`` / ``uninstall``: register the hooks and the MCP server with
-Claude Code and Codex, and take them out again.
+Claude Code, Codex, Gemini CLI and Qwen Code, and take them out again.
 
 Modules, bottom up:
 
 - ``files``: reading, JSON with clear errors, diffs, backups and atomic writes.
 - ``locate``: the console script, the repository root, each agent's config folder.
 - ``hookblock``: the events we listen to and the merge/removal of our handlers.
-- ``claude`` / ``codex``: each agent's handler shape, file locations and MCP entry.
+- ``claude`` / ``codex`` / ``gemini`` (Gemini CLI and Qwen Code): each agent's handler shape,
+  file locations and MCP entry.
 - ``plan``: read every file, edit in memory, then back up and write.
 - ``layout``: the plugin files committed at the repository root, generated from the same code.
 

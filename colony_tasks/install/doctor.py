@@ -21,7 +21,7 @@ from ..store import Store, open_store, wal
 from ..store.pg_schema import LATEST as PG_LATEST
 from ..store.pg_schema import TABLES as PG_TABLES
 from ..store.schema import LATEST
-from . import status
+from . import capabilities, status
 from .files import InstallError
 from .locate import repo_root
 
@@ -254,7 +254,7 @@ def _registration(store: Store) -> dict[str, Any]:
     except InstallError:
         root = None
     problems, notes = status.report(root)
-    found = status.where(root)
+    found = status.where(root) + [p for ps in status.client_files(root).values() for p in ps]
     if problems:
         detail = " ".join(problems)
     else:
@@ -262,7 +262,8 @@ def _registration(store: Store) -> dict[str, Any]:
         named = ", ".join(str(p).replace(home, "~", 1) for p in found)
         detail = f"registered in {named}."
     result = check("hooks", not problems, detail)
-    result["notes"] = notes
+    rows = capabilities.rows_for(status.installed_agents(root))
+    result["notes"] = notes + [f"what works in {row}" for row in rows]
     return result
 
 

@@ -1,6 +1,6 @@
-"""The hook block both agents share: which events, and how ours are merged in and taken out.
+"""The hook block the agents share: which events, and how ours are merged in and taken out.
 
-Claude Code and Codex use the same nesting (``hooks`` → event → matcher groups → handlers), so
+Claude Code, Codex, Gemini CLI and Qwen Code use the same nesting (``hooks`` → event → matcher groups → handlers), so
 one merge works for both. Our handlers are recognised by the executable's basename
 ``colony-tasks`` followed by ``hook`` (exec form ``args[0]`` or the second word of a shell
 command), so a reinstall from another venv replaces the old entry instead of adding a second one.
@@ -38,6 +38,13 @@ class HookEvent:
     @property
     def name(self) -> str:
         return AGENT_EVENTS[self.slug]
+
+    def name_for(self, agent: str) -> str:
+        """The agent's name for the event (Gemini CLI's differ)."""
+        return agent_events.event_name(self.slug, agent)
+
+    def matcher_for(self, agent: str) -> str | None:
+        return agent_events.EVENTS[self.slug].matchers.get(agent)
 
 
 def events_for(agent: str) -> tuple[HookEvent, ...]:

@@ -14,6 +14,8 @@ Scopes:
   machine needs goes to user-level files: Codex's MCP server (Codex reads it from
   ``$CODEX_HOME/config.toml``) and Claude Code's approval of the ``.mcp.json`` server
   (``~/.claude.json`` ``projects[<repo>].enabledMcpjsonServers``).
+- Gemini CLI and Qwen Code keep hooks and MCP servers in one ``settings.json`` per scope
+  (``~/.gemini/``, ``~/.qwen/``; ``.gemini/``, ``.qwen/`` in the repository).
 - Both scopes share Codex's ``[mcp_servers.colony-tasks]``: who installed it is recorded in
   ``$CODEX_HOME/colony-tasks.installs.json``, and uninstalling one scope removes the table only
   when no other scope still uses it (each scope removes exactly what it added).
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import claude, codex, record
+from . import claude, codex, gemini, record
 from .files import (
     InstallError,
     ShapeProblem,
@@ -44,9 +46,19 @@ from .files import (
 from .locate import EXECUTABLE, find_executable, repo_root
 
 Action = Literal["install", "uninstall"]
-Agent = Literal["claude", "codex"]
+Agent = Literal["claude", "codex", "gemini", "qwen"]
 Scope = Literal["user", "project"]
-AGENTS: tuple[Agent, ...] = ("claude", "codex")
+AGENTS: tuple[Agent, ...] = ("claude", "codex", "gemini", "qwen")
+#: The agents installed for whether or not they have run here (as before there were more).
+ALWAYS: tuple[Agent, ...] = ("claude", "codex")
+
+
+def found_agents() -> tuple[Agent, ...]:
+    """The agents an install without ``--agent`` covers: Claude Code and Codex, and each other
+    client that has run on this machine (its user folder exists)."""
+    return tuple(
+        a for a in AGENTS if a in ALWAYS or (a in gemini.CLIENTS and gemini.CLIENTS[a].present())
+    )
 
 
 @dataclass
@@ -189,7 +201,25 @@ def _edits(
                 _json_edit(record.mutate(kept), removing),
             )
         )
+    for client in (gemini.CLIENTS[a] for a in agents if a in gemini.CLIENTS):
+        path = client.settings_path(scope, root)
+        if removing:
+            hooks, mcp = gemini.uninstall_hooks, gemini.uninstall_mcp
+        else:
+            hooks = _bind(_bind_client(gemini.install_hooks, client), portable)
+            mcp = _bind(gemini.install_mcp, portable)
+        edits.append((path, f"{client.label} hooks", _json_edit(hooks, removing)))
+        edits.append((path, f"{client.label} MCP server", _json_edit(mcp, removing)))
     return edits
+
+
+def _bind_client(
+    func: Callable[[gemini.Client, dict[str, Any], str], None], client: gemini.Client
+) -> Callable[[dict[str, Any], str], None]:
+    def bound(data: dict[str, Any], command: str) -> None:
+        func(client, data, command)
+
+    return bound
 
 
 def _bind_root(
@@ -225,7 +255,7 @@ def _toml_edit(removing: bool, command: str | None) -> TextEdit:
 
 def make_plan(
     action: Action,
-    agents: Iterable[Agent] = AGENTS,
+    agents: Iterable[Agent] | None = None,
     scope: Scope = "user",
     *,
     command: str | None = None,
@@ -235,8 +265,10 @@ def make_plan(
 
     ``command`` is the hook executable (default: :func:`find_executable`; uninstall needs none).
     ``cwd`` is where project scope looks for the repository (default: the current directory).
+    ``agents``: default :func:`found_agents`.
     """
-    chosen = tuple(agent for agent in AGENTS if agent in set(agents))
+    wanted = set(found_agents() if agents is None else agents)
+    chosen = tuple(agent for agent in AGENTS if agent in wanted)
     if action == "install" and command is None:
         command = find_executable()
     root = repo_root(cwd) if scope == "project" else None
@@ -274,7 +306,7 @@ def apply(plan: Plan, now: float | None = None) -> Plan:
 
 def run(
     action: Action,
-    agents: Iterable[Agent] = AGENTS,
+    agents: Iterable[Agent] | None = None,
     scope: Scope = "user",
     *,
     dry_run: bool = False,
@@ -286,4 +318,4 @@ def run(
     return plan if dry_run else apply(plan)
 
 
-__all__ = ["FileChange", "InstallError", "Plan", "apply", "make_plan", "run"]
+__all__ = ["FileChange", "InstallError", "Plan", "apply", "found_agents", "make_plan", "run"]

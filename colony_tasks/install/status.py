@@ -24,7 +24,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from . import claude, codex
+from . import claude, codex, gemini
 from .hookblock import WAIT_EVENT, WAIT_SLUG, events_for, is_our_handler
 from .locate import codex_home
 
@@ -36,6 +36,11 @@ CODEX_TRUST_STEP = (
 CLAUDE_TRUST_STEP = (
     "Claude Code holds back project hooks and the .mcp.json server until the folder's"
     " workspace trust is accepted: start `claude` in the repository once and accept it."
+)
+
+GEMINI_TRUST_STEP = (
+    "Gemini CLI runs hooks (user and project) only in a folder it trusts: trust the repository"
+    " when Gemini CLI asks (or run it with --skip-trust); it names new project hooks once."
 )
 
 
@@ -86,7 +91,8 @@ def missing_events(path: Path, agent: str) -> list[str]:
     have = _our_events(path)
     if not have:
         return []
-    wanted = [e.name for e in events_for(agent)] + ([WAIT_NAME] if agent == "claude" else [])
+    wanted = [e.name_for(agent) for e in events_for(agent)]
+    wanted += [WAIT_NAME] if agent == "claude" else []
     return [name for name in wanted if name not in have]
 
 
@@ -182,6 +188,53 @@ def where(root: Path | None) -> list[Path]:
     return [p for p in (*claude_files, *codex_files) if _has_our_hooks(p)]
 
 
+def client_files(root: Path | None) -> dict[str, list[Path]]:
+    """Per client of the Gemini settings layout (Gemini CLI, Qwen Code), its settings files
+    here that hold colony-tasks hooks."""
+    found = {}
+    for agent, client in gemini.CLIENTS.items():
+        files = [client.settings_path("user", None)]
+        if root is not None:
+            files.append(client.settings_path("project", root))
+        found[agent] = [p for p in files if _has_our_hooks(p)]
+    return found
+
+
+def installed_agents(root: Path | None) -> list[str]:
+    """The agents with colony-tasks hooks registered here, in the installer's order."""
+    found = []
+    files = where(root)
+    if any(p.name != "hooks.json" for p in files):
+        found.append("claude")
+    if any(p.name == "hooks.json" for p in files):
+        found.append("codex")
+    found += [agent for agent, paths in client_files(root).items() if paths]
+    return found
+
+
+def cursor_dir() -> Path:
+    return Path.home() / ".cursor"
+
+
+def cursor_note(root: Path | None) -> str | None:
+    """What Cursor does with our Claude Code hooks, when Cursor is installed here."""
+    if not cursor_dir().is_dir():
+        return None
+    claude_hooks = [p for p in where(root) if p.name != "hooks.json"]
+    runs = (
+        f"it runs the colony-tasks hooks of {', '.join(map(str, claude_hooks))}"
+        if claude_hooks
+        else "it would run colony-tasks hooks installed for Claude Code"
+    )
+    return (
+        f"Cursor is installed here ({cursor_dir()}): with its third-party hooks enabled, {runs}"
+        " (Claude Code's .claude/settings*.json and ~/.claude/settings.json). Each Cursor"
+        " session sends its own session id, so it joins the lane as a session of its own"
+        " (read as a Claude Code session: its payloads go through the Claude adapter, fields"
+        " it lacks are left out) and never fires twice for a Claude Code session."
+    )
+
+
 def report(root: Path | None) -> tuple[list[str], list[str]]:
     """(problems, notes) about hook registration for the repository at ``root`` (or None)."""
     problems: list[str] = []
@@ -193,15 +246,16 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
         claude_files += [root / ".claude" / "settings.json", root / ".claude/settings.local.json"]
     claude_found = [p for p in claude_files if _has_our_hooks(p)]
     codex_found = [p for p in (codex_user, codex_project) if p is not None and _has_our_hooks(p)]
-    if not claude_found and not codex_found:
+    clients = client_files(root)
+    if not claude_found and not codex_found and not any(clients.values()):
         problems.append(
-            "No colony-tasks hooks are registered for Claude Code or Codex here; run"
-            " `colony-tasks install`."
+            "No colony-tasks hooks are registered for Claude Code, Codex, Gemini CLI or Qwen"
+            " Code here; run `colony-tasks install`."
         )
     for twice in (double_install(root), codex_double_install(root)):
         if twice:
             problems.append(twice)
-    for agent, found in (("claude", claude_found), ("codex", codex_found)):
+    for agent, found in (("claude", claude_found), ("codex", codex_found), *clients.items()):
         for path in found:
             missing = missing_events(path, agent)
             if missing:
@@ -232,6 +286,11 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
                     f"{skipped}; trust the project when Codex asks (or install with --scope user)."
                 )
         notes.append(CODEX_TRUST_STEP)
+    if clients["gemini"]:
+        notes.append(GEMINI_TRUST_STEP)
+    cursor = cursor_note(root)
+    if cursor:
+        notes.append(cursor)
     project_claude = root is not None and (root / ".claude" / "settings.json") in claude_found
     if project_claude and root is not None and not claude_workspace_trusted(root):
         notes.append(CLAUDE_TRUST_STEP)

@@ -180,6 +180,13 @@ class ScriptedServer:
     def side_reply(self, path: str, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         return self.stream(say("ok"), body)
 
+    def frame(self, events: list[tuple[str, dict[str, Any]]]) -> bytes:
+        """The server-sent events as sent (``event:`` lines for named events)."""
+        return "".join(
+            (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
+            for name, data in events
+        ).encode()
+
     def _take(self, path: str, body: dict[str, Any]) -> Step | None:
         with self._lock:
             step = None
@@ -238,9 +245,7 @@ class ScriptedServer:
                         self._json(step.status, {"type": "error", "error": error})
                         return
                     events = server.stream(step, body)
-                payload = "".join(
-                    f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events
-                ).encode()
+                payload = server.frame(events)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Content-Length", str(len(payload)))

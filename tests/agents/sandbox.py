@@ -22,11 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model_server import MessagesServer, ResponsesServer
+from .chat_servers import ChatServer, GeminiServer
+from .model_server import MessagesServer, ResponsesServer, ScriptedServer
 from .toolchain import Toolchain
 
 RUN_SECONDS = 180
 CODEX_MODEL = "gpt-5.5"  # in Codex's bundled catalog: apply_patch (freeform) and tool_search
+# Named explicitly: Gemini CLI's default model "auto" first asks a router model by a side request.
+GEMINI_MODEL = "gemini-2.5-flash"
 COLONY = str(Path(sys.executable).with_name("colony-tasks"))
 
 # What the agents print when a hook or a setting is rejected (checked against deliberately
@@ -44,7 +47,7 @@ class Run:
 
     agent: str
     process: subprocess.Popen
-    server: MessagesServer | ResponsesServer
+    server: ScriptedServer
     log: Path | None = None  # Claude Code's --debug-file (Codex reports hooks on stderr)
     output: str = ""
     debug: str = ""
@@ -272,6 +275,73 @@ class Sandbox:
             prompt,
         ]
         return self._start("codex", command, self.env, server)
+
+    def _settings(self, folder: str, values: dict[str, Any]) -> None:
+        """Merge ``values`` into ``~/<folder>/settings.json`` (beside what install wrote)."""
+        path = self.home / folder / "settings.json"
+        path.parent.mkdir(exist_ok=True)
+        data = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps({**data, **values}, indent=2))
+
+    def gemini(self, server: GeminiServer, prompt: str) -> Run:
+        """``gemini -p PROMPT`` against ``server`` (an API key pointed at it), tools approved,
+        the folder trusted, no update check or usage statistics."""
+        self._settings(
+            ".gemini",
+            {
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+            },
+        )
+        env = {
+            **self.env,
+            "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{server.port}",
+            "GEMINI_API_KEY": "scripted",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        }
+        command = [
+            self.toolchain.gemini,
+            "-p",
+            prompt,
+            "--approval-mode",
+            "yolo",
+            "-m",
+            GEMINI_MODEL,
+        ]
+        return self._start("gemini", command, env, server)
+
+    def qwen(self, server: ChatServer, prompt: str) -> Run:
+        """``qwen -p PROMPT`` against ``server`` (an OpenAI-compatible provider), tools
+        approved; the managed memory's background model calls, follow-up suggestions, update
+        checks and statistics off."""
+        provider = {
+            "id": "scripted",
+            "name": "scripted",
+            "baseUrl": f"http://127.0.0.1:{server.port}/v1",
+            "envKey": "OPENAI_API_KEY",
+        }
+        self._settings(
+            ".qwen",
+            {
+                "security": {"auth": {"selectedType": "openai"}},
+                "modelProviders": {"openai": [provider]},
+                "model": {"name": "scripted"},
+                "memory": {
+                    "enableManagedAutoMemory": False,
+                    "enableManagedAutoDream": False,
+                    "enableAutoSkill": False,
+                },
+                "ui": {"enableFollowupSuggestions": False},
+                "general": {"enableAutoUpdate": False},
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+            },
+        )
+        env = {**self.env, "OPENAI_API_KEY": "scripted", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
+        command = [self.toolchain.qwen, "-p", prompt, "--approval-mode", "yolo"]
+        return self._start("qwen", command, env, server)
 
     def stop_all(self) -> None:
         """Kill what is still running; keep each agent's model requests beside its log."""

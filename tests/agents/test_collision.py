@@ -13,6 +13,7 @@ import threading
 
 import pytest
 
+from .capabilities import record
 from .model_server import MessagesServer, ResponsesServer, call, context, patch, say
 
 pytestmark = pytest.mark.agents
@@ -63,6 +64,11 @@ def test_codex_patching_a_file_claude_just_edited_is_warned(sandbox):
         f' ask_question(to="{claude_handle}") first.'
     )
     assert warning.count(said) == 1  # PreToolUse, before apply_patch ran; not again after it
+    version = sandbox.toolchain.version("codex")
+    record("codex", version, "briefing", "yes: SessionStart context")
+    record("codex", version, "warn_before", "yes: PreToolUse context")
+    assert f"you are {claude_handle}" in context(claude_model.main_requests()[0])
+    record("claude", sandbox.toolchain.version("claude"), "briefing", "yes: SessionStart context")
     assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.21\n"
 
     edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]

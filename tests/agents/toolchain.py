@@ -3,8 +3,9 @@
 The versions live in ``versions.json`` (the one place to bump them). Each set of versions gets
 its own folder, ``$XDG_CACHE_HOME/colony-tasks-agents/<versions>`` (``~/.cache`` by default),
 installed once into a scratch folder and renamed into place, so an interrupted install never
-leaves a half-filled cache behind. ``node@22`` provides Node 22 (Claude Code's launcher needs
-it) whatever the system Node is.
+leaves a half-filled cache behind. ``node@22`` provides Node 22 (Claude Code's launcher and
+Qwen Code need it; with an older Node first on PATH, npm would quietly pick an older Qwen Code)
+whatever the system Node is.
 
 ``COLONY_TASKS_AGENT_VERSIONS=latest`` (``make agents-latest``) asks the registry for the newest
 published versions instead. Without npm the suite is skipped with that reason; when npm fails,
@@ -51,6 +52,24 @@ class Toolchain:
     @property
     def codex(self) -> str:
         return str(self.bin_dir / "codex")
+
+    @property
+    def gemini(self) -> str:
+        return str(self.bin_dir / "gemini")
+
+    @property
+    def qwen(self) -> str:
+        return str(self.bin_dir / "qwen")
+
+    def version(self, agent: str) -> str:
+        """The version under test of ``agent`` (claude, codex, gemini, qwen)."""
+        package = {
+            "claude": "@anthropic-ai/claude-code",
+            "codex": "@openai/codex",
+            "gemini": "@google/gemini-cli",
+            "qwen": "@qwen-code/qwen-code",
+        }[agent]
+        return self.versions[package]
 
     def describe(self) -> str:
         return ", ".join(f"{name} {version}" for name, version in self.versions.items())
