@@ -54,6 +54,11 @@ OUR_MCP_TOOLS = "mcp__(?:plugin_[A-Za-z0-9_-]*_)?colony-tasks__.+"
 WAITING_NOTIFICATIONS = ("idle_prompt", "permission_prompt")
 
 CLAUDE, CODEX = "claude", "codex"
+#: GitHub Copilot CLI (native camelCase hook files) and OpenCode (our generated JS plugin,
+#: which sends Claude-like payloads): adapters at the edge, in :mod:`colony_tasks.hooks.dialects`.
+COPILOT, OPENCODE = "copilot", "opencode"
+#: Every agent a hook may name with ``--agent``.
+AGENTS = (CLAUDE, CODEX, COPILOT, OPENCODE)
 
 
 class AgentEvent:
@@ -115,26 +120,28 @@ EVENTS = {
         # No SessionStart matcher: every source (startup, resume, clear, compact, fork) counts.
         AgentEvent(
             "session-start",
-            _both("SessionStart"),
+            {**_both("SessionStart"), COPILOT: "sessionStart", OPENCODE: "session.created"},
             fields=(("source", "source", "startup"),),
             owner=True,
         ),
         AgentEvent(
-            "user-prompt-submit", _both("UserPromptSubmit"), fields=(("prompt", "prompt", ""),)
+            "user-prompt-submit",
+            {**_both("UserPromptSubmit"), COPILOT: "userPromptSubmitted", OPENCODE: "chat.message"},
+            fields=(("prompt", "prompt", ""),),
         ),
         # Before edits, and before shell commands: the hook notes the state of the files that
         # matter so the PostToolUse can tell which ones the command changed (shell_edits.py).
         # And before Claude's Read: one line when another session holds the file.
         AgentEvent(
             "pre-tool-use",
-            _both("PreToolUse"),
+            {**_both("PreToolUse"), COPILOT: "preToolUse", OPENCODE: "tool.execute.before"},
             tool=True,
             matchers={CLAUDE: f"{_EDITS}|Bash|Read", CODEX: "^(apply_patch|Bash)$"},
         ),
         # After edits and shell commands, and after our own MCP tools.
         AgentEvent(
             "post-tool-use",
-            _both("PostToolUse"),
+            {**_both("PostToolUse"), COPILOT: "postToolUse", OPENCODE: "tool.execute.after"},
             tool=True,
             matchers={
                 CLAUDE: f"^({_EDITS}|Bash|{OUR_MCP_TOOLS})$",
@@ -145,16 +152,21 @@ EVENTS = {
         # exits non-zero may still have edited files); Codex fires PostToolUse.
         AgentEvent(
             "post-tool-use-failure",
-            {CLAUDE: "PostToolUseFailure"},
+            {CLAUDE: "PostToolUseFailure", COPILOT: "postToolUseFailure"},
             tool=True,
             matchers={CLAUDE: "^Bash$"},
         ),
         # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
         AgentEvent(
-            "subagent-start", _both("SubagentStart"), fields=(("agent_type", "agent_type", ""),)
+            "subagent-start",
+            {**_both("SubagentStart"), COPILOT: "subagentStart"},
+            fields=(("agent_type", "agent_type", ""),),
         ),
         AgentEvent(
-            "stop", _both("Stop"), fields=(("active", "stop_hook_active", False),), quiet=True
+            "stop",
+            {**_both("Stop"), COPILOT: "agentStop", OPENCODE: "session.idle"},
+            fields=(("active", "stop_hook_active", False),),
+            quiet=True,
         ),
         # Claude Code: a turn cut off by the model API (rate limit, overloaded, ...), and the
         # session waiting on its human (idle or permission prompt); nothing reaches the model.
@@ -170,10 +182,16 @@ EVENTS = {
         ),
         # Claude allows SessionEnd hooks 1.5 s unless a settings file asks for more; Codex
         # caps at 3.
-        AgentEvent("session-end", _both("SessionEnd"), quiet=True, timeout=3, owner=True),
+        AgentEvent(
+            "session-end",
+            {**_both("SessionEnd"), COPILOT: "sessionEnd", OPENCODE: "session.deleted"},
+            quiet=True,
+            timeout=3,
+            owner=True,
+        ),
     )
 }
 
-#: Our event name -> the agents' (``hookEventName``); every agent that has an event names it
-#: alike today.
+#: Our event name -> Claude Code's and Codex's (``hookEventName``), which name every event
+#: alike; the other agents' names are in each row's ``names``.
 AGENT_EVENTS = {slug: next(iter(e.names.values())) for slug, e in EVENTS.items()}

@@ -19,6 +19,8 @@ from enum import StrEnum
 class AgentKind(StrEnum):
     CLAUDE = "claude"
     CODEX = "codex"
+    COPILOT = "copilot"
+    OPENCODE = "opencode"
     HUMAN = "human"
 
 

@@ -19,7 +19,12 @@ if TYPE_CHECKING:
 # The installers (and tomlkit) are imported by these two commands only, not at start-up: every
 # other command, a search included, would pay ~15 ms for them. Deferred for weight, not a cycle.
 
-AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex"}
+AGENT_NAMES = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "copilot": "GitHub Copilot CLI",
+    "opencode": "OpenCode",
+}
 
 
 def _options(func: Callable) -> Callable:
@@ -41,10 +46,10 @@ def _options(func: Callable) -> Callable:
     )(func)
     func = click.option(
         "--agent",
-        type=click.Choice(["claude", "codex", "all"]),
+        type=click.Choice([*AGENT_NAMES, "all"]),
         default="all",
         show_default=True,
-        help="Which agent to configure.",
+        help="Which agent to configure (all: Claude Code, Codex, and the others found here).",
     )(func)
     return func
 
@@ -108,7 +113,7 @@ def next_steps(plan: Plan) -> list[str]:
             root = None
         checks = {"claude": status.double_install, "codex": status.codex_double_install}
         for agent in plan.agents:
-            twice = checks[agent](root)
+            twice = checks[agent](root) if agent in checks else None
             if twice:
                 steps.append(f"Warning: {twice}")
     if "codex" in plan.agents:
@@ -120,9 +125,9 @@ def next_steps(plan: Plan) -> list[str]:
 
 def _run(action: Action, agent: str, scope: str, dry_run: bool, as_json: bool) -> None:
     from ..install import run
-    from ..install.plan import AGENTS
+    from ..install.plan import found_agents
 
-    agents = AGENTS if agent == "all" else (agent,)
+    agents = found_agents() if agent == "all" else (agent,)
     plan = run(action, agents, scope, dry_run=dry_run)  # type: ignore[arg-type]
     data = {**plan.to_dict(), "dry_run": dry_run}
     if as_json and dry_run:

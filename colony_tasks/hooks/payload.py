@@ -179,19 +179,20 @@ def tool_use(payload: dict[str, Any], edits: bool = False) -> ToolCall:
     """The payload's tool call in the core's terms: what it does (edit, read, shell or other)
     and the files it names; ``edits``: with what an edit says it will write (a PreToolUse's)."""
     name = text(payload, "tool_name")
+    label = text(payload, "tool_label") or name  # the agent's own name (hooks.dialects)
     tool_input = payload.get("tool_input")
     use_id = text(payload, "tool_use_id")
     if name in EDIT_TOOLS or name in PATCH_TOOLS:
         said = tool_edits(name, tool_input) if edits else []
         if sum(len(x) for e in said for x in e) > MAX_EDITS_CHARS:
             said = []
-        return ToolCall(name, EDIT, tool_paths(name, tool_input), "", use_id, said)
+        return ToolCall(label, EDIT, tool_paths(name, tool_input), "", use_id, said)
     if name in SHELL_TOOLS:
-        return ToolCall(name, SHELL, [], shell_command(tool_input), use_id)
+        return ToolCall(label, SHELL, [], shell_command(tool_input), use_id)
     if name in READ_TOOLS and isinstance(tool_input, dict):
         path = tool_input.get("file_path")
-        return ToolCall(name, READ, [path] if isinstance(path, str) and path else [], "", use_id)
-    return ToolCall(name, OTHER, [], "", use_id)
+        return ToolCall(label, READ, [path] if isinstance(path, str) and path else [], "", use_id)
+    return ToolCall(label, OTHER, [], "", use_id)
 
 
 def subagent(payload: dict[str, Any]) -> str:

@@ -14,10 +14,12 @@ which would block the user's prompt.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from ..base import backend, paths
-from ..base.agent_events import EVENTS
+from ..base.agent_events import AGENTS, COPILOT, EVENTS, OPENCODE
+from . import dialects
 from . import transport as transports
 from .payload import EVENT_NAMES, detect_agent, loads, request
 
@@ -30,7 +32,11 @@ if TYPE_CHECKING:
 
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024
-USAGE = "usage: colony-tasks hook EVENT [--agent claude|codex]"
+USAGE = f"usage: colony-tasks hook EVENT [--agent {'|'.join(AGENTS)}]"
+#: The agents that read a flat reply (``additionalContext``, ``permissionDecision`` at the top
+#: level): Copilot CLI ignores Claude's ``hookSpecificOutput`` but on preToolUse, and our
+#: OpenCode plugin reads what Copilot reads.
+FLAT_REPLIES = (COPILOT, OPENCODE)
 
 
 def parse_args(args: list[str]) -> tuple[str, str | None]:
@@ -47,10 +53,11 @@ def parse_args(args: list[str]) -> tuple[str, str | None]:
     return event, agent
 
 
-def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The JSON both agents accept: only hookEventName, additionalContext, a deny, and at
+def render(event: str, reply: dict[str, Any] | None, agent: str = "") -> dict[str, Any] | None:
+    """The JSON the agent accepts: only hookEventName, additionalContext, a deny, and at
     Stop a block (Codex's stop gate: the reason becomes the session's next prompt) or a
-    ``systemMessage`` for the human (why it stopped with urgent items unread)."""
+    ``systemMessage`` for the human (why it stopped with urgent items unread). For the agents
+    of :data:`FLAT_REPLIES` the same fields sit at the top level."""
     if event == "stop" and reply and reply.get("block"):
         return {"decision": "block", "reason": str(reply["block"])}
     if event == "stop" and reply and reply.get("context"):
@@ -59,13 +66,15 @@ def render(event: str, reply: dict[str, Any] | None) -> dict[str, Any] | None:
     deny = reply.get("deny") if reply else None
     if EVENTS[event].quiet or not (context or deny):
         return None
-    specific: dict[str, Any] = {"hookEventName": EVENT_NAMES[event]}
+    specific: dict[str, Any] = {}
     if deny and event == "pre-tool-use":
         specific["permissionDecision"] = "deny"
         specific["permissionDecisionReason"] = deny
     elif context:
         specific["additionalContext"] = context
-    return {"hookSpecificOutput": specific}
+    if agent in FLAT_REPLIES:
+        return specific or None
+    return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], **specific}}
 
 
 def handle(
@@ -78,9 +87,13 @@ def handle(
     payload = loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
-    kind = agent if agent in ("claude", "codex") else detect_agent(payload, event)
+    kind = agent if agent in AGENTS else detect_agent(payload, event)
+    adapted = dialects.adapt(kind, payload, os.environ)
+    if adapted is None:
+        return None  # a copy of an event another hook of ours receives (hooks.dialects)
+    kind, payload = adapted
     send = transport if transport is not None else transports.choose()
-    return render(event, send(request(event, kind, payload, raw)))
+    return render(event, send(request(event, kind, payload, raw)), kind)
 
 
 def run(args: list[str], *, exiting: bool = False) -> int:

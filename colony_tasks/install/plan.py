@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import claude, codex, record
+from . import claude, codex, copilot, opencode, record
 from .files import (
     InstallError,
     ShapeProblem,
@@ -44,9 +44,26 @@ from .files import (
 from .locate import EXECUTABLE, find_executable, repo_root
 
 Action = Literal["install", "uninstall"]
-Agent = Literal["claude", "codex"]
+Agent = Literal["claude", "codex", "copilot", "opencode"]
 Scope = Literal["user", "project"]
+#: Every agent the installer knows, in the order it writes them.
+ALL_AGENTS: tuple[Agent, ...] = ("claude", "codex", "copilot", "opencode")
+#: What ``install`` covers by default; ``--agent all`` adds the others found here
+#: (:func:`found_agents`).
 AGENTS: tuple[Agent, ...] = ("claude", "codex")
+
+
+def found_agents() -> tuple[Agent, ...]:
+    """:data:`AGENTS`, and Copilot CLI and OpenCode where this user has them (their config
+    folder, or the executable on PATH)."""
+    import shutil
+
+    found = list(AGENTS)
+    if copilot.copilot_home().is_dir() or shutil.which("copilot"):
+        found.append("copilot")
+    if opencode.config_dir().is_dir() or shutil.which("opencode"):
+        found.append("opencode")
+    return tuple(found)
 
 
 @dataclass
@@ -189,7 +206,40 @@ def _edits(
                 _json_edit(record.mutate(kept), removing),
             )
         )
+    if "copilot" in agents:
+        hooks = copilot.uninstall_hooks if removing else _bind(copilot.install_hooks, portable)
+        mcp = copilot.uninstall_mcp if removing else _bind(copilot.install_mcp, portable)
+        edits.append(
+            (copilot.hooks_path(scope, root), "Copilot CLI hooks", _json_edit(hooks, removing))
+        )
+        edits.append(
+            (copilot.mcp_path(scope, root), "Copilot CLI MCP server", _json_edit(mcp, removing))
+        )
+    if "opencode" in agents:
+        edits.append(
+            (
+                opencode.plugin_path(scope, root),
+                "OpenCode plugin",
+                _plugin_edit(removing, portable),
+            )
+        )
+        config = opencode.config_path(scope, root)
+        if not removing:
+            assert portable is not None
+            opencode.refuse_jsonc(config, portable)
+        mcp = opencode.uninstall_mcp if removing else _bind(opencode.install_mcp, portable)
+        edits.append((config, "OpenCode MCP server", _json_edit(mcp, removing)))
     return edits
+
+
+def _plugin_edit(removing: bool, command: str | None) -> TextEdit:
+    def edit(path: Path, text: str | None) -> str | None:
+        if removing:
+            return opencode.uninstall_plugin(path, text)
+        assert command is not None
+        return opencode.install_plugin(path, text, command)
+
+    return edit
 
 
 def _bind_root(
@@ -236,7 +286,7 @@ def make_plan(
     ``command`` is the hook executable (default: :func:`find_executable`; uninstall needs none).
     ``cwd`` is where project scope looks for the repository (default: the current directory).
     """
-    chosen = tuple(agent for agent in AGENTS if agent in set(agents))
+    chosen = tuple(agent for agent in ALL_AGENTS if agent in set(agents))
     if action == "install" and command is None:
         command = find_executable()
     root = repo_root(cwd) if scope == "project" else None
@@ -262,14 +312,21 @@ def apply(plan: Plan, now: float | None = None) -> Plan:
             change.backup = backup(change.path, now)
         if change.after is None:
             remove(change.path)
-            if not change.private:  # a project folder (.claude/, .codex/) left empty
-                try:
-                    change.path.parent.rmdir()
-                except OSError:
-                    pass
+            if not change.private:  # project folders (.claude/, .opencode/plugins/) left empty
+                _remove_empty_folders(change.path.parent)
         else:
             atomic_write(change.path, change.after, private=change.private)
     return plan
+
+
+def _remove_empty_folders(folder: Path) -> None:
+    """``folder`` and the folders above it that it emptied, up to the repository root."""
+    while not (folder / ".git").exists():
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def run(
