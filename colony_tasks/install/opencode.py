@@ -9,9 +9,9 @@ whole: install writes it, uninstall deletes it, and a file of that name that we 
 is refused.
 
 The MCP server is ``mcp.colony-tasks`` (``type: "local"``, ``command: [...]``) in
-``opencode.json`` (user: the config folder; project: the repository root). OpenCode also reads
-``opencode.jsonc``, which may hold comments this installer cannot keep: where one is there,
-install refuses and says what to add by hand.
+``opencode.json`` (user: the config folder; project: the repository root), or in
+``opencode.jsonc`` where only that one is there. A file with comments (which JSONC allows) is
+refused with the spot named: rewriting it would lose them.
 """
 
 from __future__ import annotations
@@ -47,10 +47,15 @@ def plugin_path(scope: str, root: Path | None) -> Path:
 
 
 def config_path(scope: str, root: Path | None) -> Path:
+    """``opencode.json`` in the scope's folder, or ``opencode.jsonc`` where only that one is
+    there (OpenCode writes an empty one on its first run)."""
     if scope == "project":
         assert root is not None
-        return root / "opencode.json"
-    return config_dir() / "opencode.json"
+        folder = root
+    else:
+        folder = config_dir()
+    plain, commented = folder / "opencode.json", folder / "opencode.jsonc"
+    return commented if commented.exists() and not plain.exists() else plain
 
 
 def plugin_text(command: str) -> str:
@@ -86,17 +91,6 @@ def uninstall_plugin(path: Path, text: str | None) -> str | None:
 
 def server_entry(command: str) -> dict[str, Any]:
     return {"type": "local", "command": [command, "mcp"], "enabled": True}
-
-
-def refuse_jsonc(path: Path, command: str) -> None:
-    """OpenCode reads ``opencode.jsonc`` beside ``opencode.json``: comments we cannot keep."""
-    jsonc = path.with_suffix(".jsonc")
-    if jsonc.exists():
-        entry = json.dumps({"mcp": {SERVER_NAME: server_entry(command)}})
-        raise InstallError(
-            f"{jsonc} may hold comments this installer cannot keep: add {entry} to it by hand "
-            "(nothing was written)."
-        )
 
 
 def _servers(data: dict[str, Any], create: bool) -> dict[str, Any] | None:

@@ -223,12 +223,10 @@ def _edits(
                 _plugin_edit(removing, portable),
             )
         )
-        config = opencode.config_path(scope, root)
-        if not removing:
-            assert portable is not None
-            opencode.refuse_jsonc(config, portable)
         mcp = opencode.uninstall_mcp if removing else _bind(opencode.install_mcp, portable)
-        edits.append((config, "OpenCode MCP server", _json_edit(mcp, removing)))
+        edits.append(
+            (opencode.config_path(scope, root), "OpenCode MCP server", _json_edit(mcp, removing))
+        )
     return edits
 
 

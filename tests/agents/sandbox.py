@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model_server import MessagesServer, ResponsesServer
+from .model_server import ChatCompletionsServer, MessagesServer, ResponsesServer
 from .toolchain import Toolchain
 
 RUN_SECONDS = 180
@@ -44,7 +44,7 @@ class Run:
 
     agent: str
     process: subprocess.Popen
-    server: MessagesServer | ResponsesServer
+    server: MessagesServer | ResponsesServer | ChatCompletionsServer
     log: Path | None = None  # Claude Code's --debug-file (Codex reports hooks on stderr)
     output: str = ""
     debug: str = ""
@@ -272,6 +272,67 @@ class Sandbox:
             prompt,
         ]
         return self._start("codex", command, self.env, server)
+
+    def copilot(self, server: ChatCompletionsServer, prompt: str) -> Run:
+        """``copilot -p PROMPT`` offline against ``server`` (a BYOK OpenAI provider), every tool
+        allowed and the folder trusted. Its first run extracts its package (~235 MB) under
+        ``$XDG_CACHE_HOME/copilot``: one folder beside the toolchain, shared by every sandbox."""
+        env = {
+            **self.env,
+            "XDG_CACHE_HOME": str(self.toolchain.bin_dir.parent.parent / "xdg-cache"),
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{server.port}/v1",
+            "COPILOT_PROVIDER_API_KEY": "sk-scripted",
+            "COPILOT_MODEL": "scripted",
+        }
+        command = [
+            self.toolchain.copilot,
+            "-p",
+            prompt,
+            "--allow-all",
+            "--trust-folder",
+            "--no-auto-update",
+        ]
+        return self._start("copilot", command, env, server)
+
+    def opencode_config(self, server: ChatCompletionsServer) -> None:
+        """OpenCode's user config: the scripted provider, edits and commands allowed (what a
+        user's own opencode.json holds before colony-tasks adds its MCP server)."""
+        folder = self.home / ".config" / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": f"http://127.0.0.1:{server.port}/v1", "apiKey": "sk-scripted"},
+            "models": {
+                "scripted": {"tool_call": True, "limit": {"context": 200000, "output": 32000}}
+            },
+        }
+        config = {
+            "provider": {"scripted": provider},
+            "model": "scripted/scripted",
+            "small_model": "scripted/scripted",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"edit": "allow", "bash": "allow", "external_directory": "allow"},
+        }
+        path = folder / "opencode.json"
+        found = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps({**found, **config}, indent=2) + "\n")
+
+    def opencode(self, server: ChatCompletionsServer, prompt: str) -> Run:
+        """``opencode run PROMPT`` against ``server``, no update, model catalog, LSP download or
+        sharing (:meth:`opencode_config` first)."""
+        self.opencode_config(server)
+        env = {
+            **self.env,
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        }
+        return self._start("opencode", [self.toolchain.opencode, "run", prompt], env, server)
 
     def stop_all(self) -> None:
         """Kill what is still running; keep each agent's model requests beside its log."""

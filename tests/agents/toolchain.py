@@ -52,6 +52,14 @@ class Toolchain:
     def codex(self) -> str:
         return str(self.bin_dir / "codex")
 
+    @property
+    def copilot(self) -> str:
+        return str(self.bin_dir / "copilot")
+
+    @property
+    def opencode(self) -> str:
+        return str(self.bin_dir / "opencode")
+
     def describe(self) -> str:
         return ", ".join(f"{name} {version}" for name, version in self.versions.items())
 
