@@ -45,6 +45,7 @@ function context(reply) {
 
 export const ColonyTasks = async ({ directory }) => {
   const started = new Map()
+  const briefed = new Set()
   const pending = new Map()
   const send = (event, sessionID, name, extra) =>
     hook(event, { session_id: sessionID, cwd: directory, hook_event_name: name, ...extra })
@@ -67,11 +68,11 @@ export const ColonyTasks = async ({ directory }) => {
       }
     },
     "chat.message": async (input, output) => {
-      const first = !started.has(input.sessionID)
-      const brief = context(await start(input.sessionID))
+      const brief = briefed.has(input.sessionID) ? "" : context(await start(input.sessionID))
+      briefed.add(input.sessionID)
       const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
       const delta = context(await send("user-prompt-submit", input.sessionID, "chat.message", { prompt }))
-      const text = [first ? brief : "", delta].filter(Boolean).join("\n\n")
+      const text = [brief, delta].filter(Boolean).join("\n\n")
       const part = output.parts.find((p) => p.type === "text")
       if (text && part) {
         output.parts.push({ ...part, id: part.id.replace(/.$/, "Z"), text, synthetic: true })
