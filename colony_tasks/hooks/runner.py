@@ -77,6 +77,17 @@ def render(event: str, reply: dict[str, Any] | None, agent: str = "") -> dict[st
     return {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], **specific}}
 
 
+def unnamed(raw: bytes) -> tuple[str, str]:
+    """The event of a Claude-dialect payload run without arguments: Copilot CLI runs the
+    exec-form hooks of ``.claude/settings.json`` as the bare ``command``, dropping ``args``."""
+    payload = loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
+    name = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    slugs = {claude: slug for slug, claude in EVENT_NAMES.items()}
+    if not isinstance(name, str) or name not in slugs:
+        raise ValueError(f"no hook event named and none in the payload; {USAGE}")
+    return slugs[name], "claude"
+
+
 def handle(
     event: str, agent: str | None, raw: bytes, *, transport: Transport | None = None
 ) -> dict[str, Any] | None:
@@ -107,6 +118,8 @@ def run(args: list[str], *, exiting: bool = False) -> int:
             raise ValueError(f"{event}: payload larger than {MAX_STDIN} bytes ignored")
         if len(raw) > LARGE_PAYLOAD:
             paths.log(f"hook {event}: large payload ({len(raw)} bytes)")
+        if not event:
+            event, agent = unnamed(raw)
         output = handle(event, agent, raw, transport=transports.choose(keep_store_open=exiting))
     except BaseException as error:  # noqa: BLE001 - hooks fail open, always
         paths.log(

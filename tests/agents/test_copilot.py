@@ -205,3 +205,49 @@ def test_a_question_from_copilot_reaches_claude_mid_turn(sandbox):
     assert question["session_id"] == sandbox.session("copilot")["id"]  # its MCP server knew it
     assert context(claude_model.main_requests()[1]).count(QUESTION) == 1
     record("copilot", version(sandbox), "mcp_tools", "yes")
+
+
+@pytest.mark.parametrize("broken", ["missing", "crashing"])
+def test_copilot_runs_its_tools_when_colony_tasks_is_broken(sandbox, broken):
+    """Copilot denies a tool whose preToolUse hook fails: ours must fail open."""
+    sandbox.install("copilot")
+    hooks = sandbox.home / ".copilot" / "hooks" / "colony-tasks.json"
+    executable = sandbox.home / "broken" / "colony-tasks"
+    if broken == "crashing":
+        executable.parent.mkdir()
+        executable.write_text("#!/bin/sh\necho 'Traceback: ImportError' >&2\nexit 1\n")
+        executable.chmod(0o755)
+    hooks.write_text(hooks.read_text().replace(sandbox.colony_path, str(executable)))
+    model = ChatCompletionsServer(
+        [call("create", path=str(sandbox.repo / "notes.txt"), file_text="hello\n"), say("Done.")]
+    )
+    with model:
+        run = sandbox.copilot(model, "Write notes").finish()
+
+    assert (sandbox.repo / "notes.txt").read_text() == "hello\n", run.output[-2000:]
+    assert "Denied" not in context(model.main_requests()[1])
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_copilot_running_claudes_project_hooks_is_one_session(sandbox, native):
+    """Copilot also runs .claude/settings.json hooks (Claude's dialect, Copilot's session id):
+    beside our native hooks they are skipped; alone, they count as the Copilot session."""
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install("claude", scope="project")
+    if native:
+        sandbox.install("copilot")
+    model = ChatCompletionsServer(
+        [
+            call("edit", path=str(sandbox.repo / "prices.py"), old_str="0.19", new_str="0.2"),
+            say("Done."),
+        ]
+    )
+    with model:
+        sandbox.copilot(model, "Raise the tax").finish()
+
+    listed = sandbox.colony_json("sessions")
+    assert [s["agent"] for s in listed] == ["copilot"]
+    assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.2\n"
+    assert context(model.main_requests()[0]).count("colony-tasks: you are copilot-") == 1
+    assert sandbox.hook_log() == ""
