@@ -75,7 +75,7 @@ def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
         claude = sandbox.claude(claude_model, "Set the tax rate to 0.2")
         claude_model.script[1].wait_reached("Claude's request after its Edit")
         claude_handle = sandbox.session("claude")["handle"]
-        copilot = sandbox.copilot(copilot_model, "Set the tax rate to 0.21").finish()
+        sandbox.copilot(copilot_model, "Set the tax rate to 0.21").finish()
         release_claude.set()
         claude.finish()
 
@@ -128,7 +128,7 @@ def test_claude_editing_the_line_copilot_just_changed_is_warned(sandbox):
         copilot = sandbox.copilot(copilot_model, "Set the tax rate to 0.2")
         copilot_model.script[1].wait_reached("Copilot's request after its edit")
         copilot_handle = sandbox.session("copilot")["handle"]
-        claude = sandbox.claude(claude_model, "Set the tax rate to 0.21").finish()
+        sandbox.claude(claude_model, "Set the tax rate to 0.21").finish()
         release_copilot.set()
         copilot.finish()
 

@@ -63,7 +63,7 @@ def test_opencode_editing_the_line_claude_just_changed_is_warned(sandbox):
         claude = sandbox.claude(claude_model, "Set the tax rate to 0.2")
         claude_model.script[1].wait_reached("Claude's request after its Edit")
         claude_handle = sandbox.session("claude")["handle"]
-        opencode = sandbox.opencode(opencode_model, "Set the tax rate to 0.21").finish()
+        sandbox.opencode(opencode_model, "Set the tax rate to 0.21").finish()
         release_claude.set()
         claude.finish()
 
