@@ -17,6 +17,11 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    # Copilot CLI runs .claude/settings.json's exec-form hooks without their args: a bare
+    # `colony-tasks` there is our hook (hooks.runner.unnamed), never the CLI's usage error
+    # (exit 2), which Copilot takes as a deny of every tool.
+    if not args and os.environ.get("COPILOT_CLI") == "1":
+        args = ["hook"]
     if args and args[0] == "hook":
         exiting = argv is None  # the console script, not a caller in this process
         if args[1:2] == ["wait"]:  # Claude Code's background Stop handler (hooks/wait.py)

@@ -118,6 +118,13 @@ def tools_of(agent: str) -> ToolNames:
     return AGENT_TOOLS.get(agent, _CLAUDE_TOOLS)
 
 
+#: GitHub Copilot CLI (native camelCase hook files) and OpenCode (our generated JS plugin,
+#: which sends Claude-like payloads): adapters at the edge, in :mod:`colony_tasks.hooks.dialects`.
+COPILOT, OPENCODE = "copilot", "opencode"
+#: Every agent a hook may name with ``--agent``.
+AGENTS = (CLAUDE, CODEX, GEMINI, QWEN, COPILOT, OPENCODE)
+
+
 class AgentEvent:
     """One agent event.
 
@@ -205,7 +212,11 @@ EVENTS = {
         # Gemini CLI compares a lifecycle matcher by equality: none matches every source.
         AgentEvent(
             "session-start",
-            _alike("SessionStart", "SessionStart"),
+            {
+                **_alike("SessionStart", "SessionStart"),
+                COPILOT: "sessionStart",
+                OPENCODE: "session.created",
+            },
             fields=(("source", "source", "startup"),),
             owner=True,
         ),
@@ -213,7 +224,11 @@ EVENTS = {
         # user's own words only in ``submitted_prompt``: the others record no prompt.
         AgentEvent(
             "user-prompt-submit",
-            _alike("UserPromptSubmit", "BeforeAgent"),
+            {
+                **_alike("UserPromptSubmit", "BeforeAgent"),
+                COPILOT: "userPromptSubmitted",
+                OPENCODE: "chat.message",
+            },
             fields=(("prompt", "prompt", ""),),
             keys={QWEN: {"prompt": "submitted_prompt"}},
         ),
@@ -222,7 +237,11 @@ EVENTS = {
         # And before Claude's Read: one line when another session holds the file.
         AgentEvent(
             "pre-tool-use",
-            _alike("PreToolUse", "BeforeTool"),
+            {
+                **_alike("PreToolUse", "BeforeTool"),
+                COPILOT: "preToolUse",
+                OPENCODE: "tool.execute.before",
+            },
             tool=True,
             matchers={
                 CLAUDE: f"{_EDITS}|Bash|Read",
@@ -236,7 +255,11 @@ EVENTS = {
         # too, so a read's note is not held back to the next edit).
         AgentEvent(
             "post-tool-use",
-            _alike("PostToolUse", "AfterTool"),
+            {
+                **_alike("PostToolUse", "AfterTool"),
+                COPILOT: "postToolUse",
+                OPENCODE: "tool.execute.after",
+            },
             tool=True,
             matchers={
                 CLAUDE: f"^({_EDITS}|Bash|{OUR_MCP_TOOLS})$",
@@ -249,17 +272,23 @@ EVENTS = {
         # exits non-zero may still have edited files); Codex fires PostToolUse.
         AgentEvent(
             "post-tool-use-failure",
-            {CLAUDE: "PostToolUseFailure", QWEN: "PostToolUseFailure"},
+            {
+                CLAUDE: "PostToolUseFailure",
+                QWEN: "PostToolUseFailure",
+                COPILOT: "postToolUseFailure",
+            },
             tool=True,
             matchers={CLAUDE: "^Bash$", QWEN: "^run_shell_command$"},
         ),
         # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
         AgentEvent(
-            "subagent-start", _both("SubagentStart"), fields=(("agent_type", "agent_type", ""),)
+            "subagent-start",
+            {**_both("SubagentStart"), COPILOT: "subagentStart"},
+            fields=(("agent_type", "agent_type", ""),),
         ),
         AgentEvent(
             "stop",
-            _alike("Stop", "AfterAgent"),
+            {**_alike("Stop", "AfterAgent"), COPILOT: "agentStop", OPENCODE: "session.idle"},
             fields=(("active", "stop_hook_active", False),),
             quiet=True,
         ),
@@ -279,7 +308,11 @@ EVENTS = {
         # caps at 3. Gemini CLI does not wait for it; Qwen Code's -p never fires it.
         AgentEvent(
             "session-end",
-            _alike("SessionEnd", "SessionEnd"),
+            {
+                **_alike("SessionEnd", "SessionEnd"),
+                COPILOT: "sessionEnd",
+                OPENCODE: "session.deleted",
+            },
             quiet=True,
             timeout=3,
             owner=True,

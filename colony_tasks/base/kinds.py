@@ -21,6 +21,8 @@ class AgentKind(StrEnum):
     CODEX = "codex"
     GEMINI = "gemini"
     QWEN = "qwen"
+    COPILOT = "copilot"
+    OPENCODE = "opencode"
     HUMAN = "human"
 
 

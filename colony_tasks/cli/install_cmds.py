@@ -24,6 +24,8 @@ AGENT_NAMES = {
     "codex": "Codex",
     "gemini": "Gemini CLI",
     "qwen": "Qwen Code",
+    "copilot": "GitHub Copilot CLI",
+    "opencode": "OpenCode",
 }
 
 
@@ -49,8 +51,7 @@ def _options(func: Callable) -> Callable:
         type=click.Choice([*AGENT_NAMES, "all"]),
         default="all",
         show_default=True,
-        help="Which agent to configure (all: Claude Code, Codex, and each other agent that"
-        " has run on this machine).",
+        help="Which agent to configure (all: Claude Code, Codex, and the others found here).",
     )(func)
     return func
 

@@ -32,10 +32,17 @@ from ..base.models import Observation, Record, Session, Task
 from ..store import Store
 from . import identity, sessions
 
-# The command names of the agents' own processes (Claude Code, Codex and Codex's sandbox).
-AGENT_COMMANDS = frozenset({"claude", "codex", "codex-linux-sandbox"})
+# The command names of the agents' own processes (Claude Code, Codex and Codex's sandbox,
+# Copilot CLI, OpenCode).
+AGENT_COMMANDS = frozenset({"claude", "codex", "codex-linux-sandbox", "copilot", "opencode"})
 # Variables the agents put in the environment of the commands their shell tool runs.
-AGENT_ENVIRONMENT = ("CLAUDECODE", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED")
+AGENT_ENVIRONMENT = (
+    "CLAUDECODE",
+    "CODEX_SANDBOX",
+    "CODEX_SANDBOX_NETWORK_DISABLED",
+    "COPILOT_CLI",
+    "OPENCODE",
+)
 DEPTH = 64
 OWN_TERMINAL = "run it from your own terminal, outside the agent"
 

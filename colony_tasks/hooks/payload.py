@@ -174,19 +174,20 @@ def tool_use(payload: dict[str, Any], edits: bool = False, agent: str = CLAUDE) 
     will write (a PreToolUse's)."""
     tools = tools_of(agent)
     name = text(payload, "tool_name")
+    label = text(payload, "tool_label") or name  # the agent's own name (hooks.dialects)
     tool_input = payload.get("tool_input")
     use_id = text(payload, "tool_use_id")
     if name in tools.edit or name in tools.patch:
         said = tool_edits(name, tool_input, agent) if edits else []
         if sum(len(x) for e in said for x in e) > MAX_EDITS_CHARS:
             said = []
-        return ToolCall(name, EDIT, tool_paths(name, tool_input, agent), "", use_id, said)
+        return ToolCall(label, EDIT, tool_paths(name, tool_input, agent), "", use_id, said)
     if name in tools.shell:
-        return ToolCall(name, SHELL, [], shell_command(tool_input), use_id)
+        return ToolCall(label, SHELL, [], shell_command(tool_input), use_id)
     if name in tools.read and isinstance(tool_input, dict):
         path = tool_input.get("file_path")
-        return ToolCall(name, READ, [path] if isinstance(path, str) and path else [], "", use_id)
-    return ToolCall(name, OTHER, [], "", use_id)
+        return ToolCall(label, READ, [path] if isinstance(path, str) and path else [], "", use_id)
+    return ToolCall(label, OTHER, [], "", use_id)
 
 
 def subagent(payload: dict[str, Any]) -> str:

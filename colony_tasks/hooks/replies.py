@@ -11,6 +11,9 @@ reply is the same for every agent (``context``, ``deny``, at Stop ``block``):
 - Gemini CLI reads ``hookSpecificOutput.additionalContext`` at SessionStart, BeforeAgent and
   AfterTool, says a deny as ``{"decision": "deny", "reason": ...}`` and ignores a BeforeTool's
   context.
+- Copilot CLI reads the same fields flat, at the top level (it ignores ``hookSpecificOutput``
+  but on preToolUse); our OpenCode plugin reads what Copilot reads, and itself keeps a
+  before-tool context for the tool's result.
 
 What an agent would drop before a tool (a warning before an edit, a note before a read) is
 carried to the session's next after-tool reply instead (:func:`carry`): the model reads it
@@ -24,7 +27,7 @@ import hashlib
 import os
 
 from ..base import paths
-from ..base.agent_events import EVENTS, GEMINI, QWEN, event_name
+from ..base.agent_events import COPILOT, EVENTS, GEMINI, OPENCODE, QWEN, event_name
 
 # The hook client imports no `typing` (~1.5 ms of every hook): see TYPE_CHECKING in docs/relay.md.
 TYPE_CHECKING = False
@@ -86,7 +89,18 @@ def gemini(event: str, reply: dict[str, Any] | None, agent: str = GEMINI) -> dic
     }
 
 
-ADAPTERS = {GEMINI: gemini}
+def flat(event: str, reply: dict[str, Any] | None, agent: str = COPILOT) -> dict[str, Any] | None:
+    """The JSON Copilot CLI (and our OpenCode plugin) accepts: Claude Code's fields at the top
+    level (``additionalContext``, ``permissionDecision``), the Stop forms as Claude's."""
+    rendered = claude(event, reply, agent)
+    if rendered is None or "hookSpecificOutput" not in rendered:
+        return rendered
+    specific = dict(rendered["hookSpecificOutput"])
+    specific.pop("hookEventName", None)
+    return specific or None
+
+
+ADAPTERS = {GEMINI: gemini, COPILOT: flat, OPENCODE: flat}
 
 
 def render(

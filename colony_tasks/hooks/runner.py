@@ -14,10 +14,12 @@ which would block the user's prompt.
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from ..base import backend, paths
-from ..base.agent_events import AGENT_TOOLS
+from ..base.agent_events import AGENTS
+from . import dialects
 from . import transport as transports
 from .payload import EVENT_NAMES, detect_agent, loads, request, text
 from .replies import render
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
 MAX_STDIN = 16 * 1024 * 1024
 LARGE_PAYLOAD = 1024 * 1024
-USAGE = "usage: colony-tasks hook EVENT [--agent claude|codex|gemini|qwen]"
+USAGE = f"usage: colony-tasks hook EVENT [--agent {'|'.join(AGENTS)}]"
 
 
 def parse_args(args: list[str]) -> tuple[str, str | None]:
@@ -48,6 +50,17 @@ def parse_args(args: list[str]) -> tuple[str, str | None]:
     return event, agent
 
 
+def unnamed(raw: bytes) -> tuple[str, str]:
+    """The event of a Claude-dialect payload run without arguments: Copilot CLI runs the
+    exec-form hooks of ``.claude/settings.json`` as the bare ``command``, dropping ``args``."""
+    payload = loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
+    name = payload.get("hook_event_name") if isinstance(payload, dict) else None
+    slugs = {claude: slug for slug, claude in EVENT_NAMES.items()}
+    if not isinstance(name, str) or name not in slugs:
+        raise ValueError(f"no hook event named and none in the payload; {USAGE}")
+    return slugs[name], "claude"
+
+
 def handle(
     event: str, agent: str | None, raw: bytes, *, transport: Transport | None = None
 ) -> dict[str, Any] | None:
@@ -58,7 +71,11 @@ def handle(
     payload = loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     if not isinstance(payload, dict):
         raise ValueError(f"{event}: stdin is not a JSON object")
-    kind = agent if agent in AGENT_TOOLS else detect_agent(payload, event)
+    kind = agent if agent in AGENTS else detect_agent(payload, event)
+    adapted = dialects.adapt(kind, payload, os.environ)
+    if adapted is None:
+        return None  # a copy of an event another hook of ours receives (hooks.dialects)
+    kind, payload = adapted
     send = transport if transport is not None else transports.choose()
     reply = send(request(event, kind, payload, raw))
     return render(event, reply, kind, text(payload, "session_id"))
@@ -75,6 +92,8 @@ def run(args: list[str], *, exiting: bool = False) -> int:
             raise ValueError(f"{event}: payload larger than {MAX_STDIN} bytes ignored")
         if len(raw) > LARGE_PAYLOAD:
             paths.log(f"hook {event}: large payload ({len(raw)} bytes)")
+        if not event:
+            event, agent = unnamed(raw)
         output = handle(event, agent, raw, transport=transports.choose(keep_store_open=exiting))
     except BaseException as error:  # noqa: BLE001 - hooks fail open, always
         paths.log(

@@ -12,7 +12,8 @@ and blocks on that one connection — no polling here; the relay watches for eve
   nothing can wake it, so this exits 0 at once.
 
 Codex runs no background handlers (its stop gate is :func:`colony_tasks.domain.wake.stop_gate`): for
-Codex this exits 0 at once. Standard library only, like every hook client.
+Codex this exits 0 at once; so does it inside Copilot CLI, which runs ``.claude/settings.json``
+hooks too (``COPILOT_CLI=1``) but knows no background handler and would wait on this one. Standard library only, like every hook client.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 from ..base import backend, paths
 from ..base.procs import agent_pid, command_line
 from ..relay import wire
+from .dialects import copilot_claude_hook
 from .payload import detect_agent, text
 
 #: How long one wait lasts; the installed handler's timeout is longer (see
@@ -95,7 +97,7 @@ def run(args: list[str]) -> int:
         if not isinstance(payload, dict):
             return 0
         agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
-        if (agent or detect_agent(payload, "stop")) != "claude":
+        if (agent or detect_agent(payload, "stop")) != "claude" or copilot_claude_hook(os.environ):
             return 0
         session = text(payload, "session_id")
         if not session:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import claude, codex, gemini, record
+from . import claude, codex, copilot, gemini, opencode, record
 from .files import (
     InstallError,
     ShapeProblem,
@@ -46,19 +46,30 @@ from .files import (
 from .locate import EXECUTABLE, find_executable, repo_root
 
 Action = Literal["install", "uninstall"]
-Agent = Literal["claude", "codex", "gemini", "qwen"]
+Agent = Literal["claude", "codex", "gemini", "qwen", "copilot", "opencode"]
 Scope = Literal["user", "project"]
-AGENTS: tuple[Agent, ...] = ("claude", "codex", "gemini", "qwen")
+#: Every agent the installer knows, in the order it writes them.
+AGENTS: tuple[Agent, ...] = ("claude", "codex", "gemini", "qwen", "copilot", "opencode")
 #: The agents installed for whether or not they have run here (as before there were more).
 ALWAYS: tuple[Agent, ...] = ("claude", "codex")
 
 
 def found_agents() -> tuple[Agent, ...]:
     """The agents an install without ``--agent`` covers: Claude Code and Codex, and each other
-    client that has run on this machine (its user folder exists)."""
-    return tuple(
-        a for a in AGENTS if a in ALWAYS or (a in gemini.CLIENTS and gemini.CLIENTS[a].present())
-    )
+    client found here (Gemini CLI's and Qwen Code's user folder; Copilot CLI's and OpenCode's
+    config folder, or their executable on PATH)."""
+    import shutil
+
+    def present(agent: Agent) -> bool:
+        if agent in ALWAYS:
+            return True
+        if agent in gemini.CLIENTS:
+            return gemini.CLIENTS[agent].present()
+        if agent == "copilot":
+            return copilot.copilot_home().is_dir() or shutil.which("copilot") is not None
+        return opencode.config_dir().is_dir() or shutil.which("opencode") is not None
+
+    return tuple(a for a in AGENTS if present(a))
 
 
 @dataclass
@@ -210,6 +221,27 @@ def _edits(
             mcp = _bind(gemini.install_mcp, portable)
         edits.append((path, f"{client.label} hooks", _json_edit(hooks, removing)))
         edits.append((path, f"{client.label} MCP server", _json_edit(mcp, removing)))
+    if "copilot" in agents:
+        hooks = copilot.uninstall_hooks if removing else _bind(copilot.install_hooks, portable)
+        mcp = copilot.uninstall_mcp if removing else _bind(copilot.install_mcp, portable)
+        edits.append(
+            (copilot.hooks_path(scope, root), "Copilot CLI hooks", _json_edit(hooks, removing))
+        )
+        edits.append(
+            (copilot.mcp_path(scope, root), "Copilot CLI MCP server", _json_edit(mcp, removing))
+        )
+    if "opencode" in agents:
+        edits.append(
+            (
+                opencode.plugin_path(scope, root),
+                "OpenCode plugin",
+                _plugin_edit(removing, portable),
+            )
+        )
+        mcp = opencode.uninstall_mcp if removing else _bind(opencode.install_mcp, portable)
+        edits.append(
+            (opencode.config_path(scope, root), "OpenCode MCP server", _json_edit(mcp, removing))
+        )
     return edits
 
 
@@ -220,6 +252,16 @@ def _bind_client(
         func(client, data, command)
 
     return bound
+
+
+def _plugin_edit(removing: bool, command: str | None) -> TextEdit:
+    def edit(path: Path, text: str | None) -> str | None:
+        if removing:
+            return opencode.uninstall_plugin(path, text)
+        assert command is not None
+        return opencode.install_plugin(path, text, command)
+
+    return edit
 
 
 def _bind_root(
@@ -294,14 +336,21 @@ def apply(plan: Plan, now: float | None = None) -> Plan:
             change.backup = backup(change.path, now)
         if change.after is None:
             remove(change.path)
-            if not change.private:  # a project folder (.claude/, .codex/) left empty
-                try:
-                    change.path.parent.rmdir()
-                except OSError:
-                    pass
+            if not change.private:  # project folders (.claude/, .opencode/plugins/) left empty
+                _remove_empty_folders(change.path.parent)
         else:
             atomic_write(change.path, change.after, private=change.private)
     return plan
+
+
+def _remove_empty_folders(folder: Path) -> None:
+    """``folder`` and the folders above it that it emptied, up to the repository root."""
+    while not (folder / ".git").exists():
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def run(

@@ -17,8 +17,10 @@ from colony_tasks.install.capabilities import CAPABILITIES
 OUT = "COLONY_TASKS_CAPABILITIES_OUT"
 
 
-def record(client: str, version: str, capability: str, value: str) -> None:
-    """Note that ``client`` at ``version`` showed ``capability`` as ``value``."""
+def record(client: str, version: str, capability: str, value: str | int) -> None:
+    """Note that ``client`` at ``version`` showed ``capability`` as ``value`` (a count, such
+    as characters per turn, is written as its digits)."""
+    value = str(value)
     if capability not in CAPABILITIES:
         raise ValueError(f"unknown capability {capability!r}; one of {', '.join(CAPABILITIES)}")
     path = os.environ.get(OUT)

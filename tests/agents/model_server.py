@@ -7,6 +7,8 @@ Edit with these arguments", "say done"), streamed in the wire format the CLI exp
   Code (``ANTHROPIC_BASE_URL``).
 - :class:`ResponsesServer` speaks the OpenAI Responses API with server-sent events, for Codex (a
   custom ``model_provider`` with ``wire_api = "responses"``).
+- :class:`ChatCompletionsServer` speaks OpenAI chat completions (streamed, or one JSON answer
+  when the request does not ask for a stream), for Copilot CLI and OpenCode.
 
 Every request body is recorded: it is exactly the context the model would have seen, so a test
 can assert that a briefing, a delta or a warning reached the model. A step can hold its answer
@@ -187,6 +189,16 @@ class ScriptedServer:
             for name, data in events
         ).encode()
 
+    def encode(
+        self, events: list[tuple[str, dict[str, Any]]], body: dict[str, Any]
+    ) -> tuple[str, bytes]:
+        """The answer's content type and bytes: server-sent events (:meth:`frame`)."""
+        return "text/event-stream", self.frame(events)
+
+    def models(self) -> dict[str, Any]:
+        """The answer to a GET (a model list)."""
+        return {"data": [], "models": []}
+
     def _take(self, path: str, body: dict[str, Any]) -> Step | None:
         with self._lock:
             step = None
@@ -218,7 +230,7 @@ class ScriptedServer:
 
             def do_GET(self) -> None:
                 server._take(self.path, {})
-                self._json(200, {"data": [], "models": []})
+                self._json(200, server.models())
 
             def do_HEAD(self) -> None:
                 self.send_response(200)
@@ -245,9 +257,9 @@ class ScriptedServer:
                         self._json(step.status, {"type": "error", "error": error})
                         return
                     events = server.stream(step, body)
-                payload = server.frame(events)
+                kind, payload = server.encode(events, body)
                 self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
@@ -391,3 +403,50 @@ class ResponsesServer(ScriptedServer):
                 },
             ),
         ]
+
+
+class ChatCompletionsServer(ScriptedServer):
+    """OpenAI chat completions (for Copilot CLI's and OpenCode's OpenAI-compatible providers).
+    A request with tools is the main loop; one without (OpenCode's title) is a side request."""
+
+    def is_main(self, path: str, body: dict[str, Any]) -> bool:
+        return path.rstrip("/").endswith("/chat/completions") and bool(body.get("tools"))
+
+    def models(self) -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": "scripted", "object": "model"}], "models": []}
+
+    def stream(self, step: Step, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        if step.tool is not None:
+            call = {
+                "index": 0,
+                "id": self.new_id("call"),
+                "type": "function",
+                "function": {"name": step.tool, "arguments": json.dumps(arguments(step))},
+            }
+            message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+            finish = "tool_calls"
+        else:
+            message = {"role": "assistant", "content": step.text}
+            finish = "stop"
+        return [("", message), ("", {"finish_reason": finish})]
+
+    def encode(
+        self, events: list[tuple[str, dict[str, Any]]], body: dict[str, Any]
+    ) -> tuple[str, bytes]:
+        message, finish = events[0][1], events[1][1]["finish_reason"]
+        base = {"id": self.new_id("chatcmpl"), "created": 0, "model": body.get("model", "scripted")}
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if not body.get("stream"):
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            answer = {**base, "object": "chat.completion", "choices": [choice], "usage": usage}
+            return "application/json", json.dumps(answer).encode()
+        base["object"] = "chat.completion.chunk"
+        delta = {k: v for k, v in message.items() if k != "role" and v is not None}
+        chunks = [
+            {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+            {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+            {**base, "choices": [], "usage": usage},
+        ]
+        lines = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks] + ["data: [DONE]\n\n"]
+        return "text/event-stream", "".join(lines).encode()

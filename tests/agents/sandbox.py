@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .chat_servers import ChatServer, GeminiServer
-from .model_server import MessagesServer, ResponsesServer, ScriptedServer
+from .model_server import ChatCompletionsServer, MessagesServer, ResponsesServer, ScriptedServer
 from .toolchain import Toolchain
 
 RUN_SECONDS = 180
@@ -342,6 +342,67 @@ class Sandbox:
         env = {**self.env, "OPENAI_API_KEY": "scripted", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
         command = [self.toolchain.qwen, "-p", prompt, "--approval-mode", "yolo"]
         return self._start("qwen", command, env, server)
+
+    def copilot(self, server: ChatCompletionsServer, prompt: str) -> Run:
+        """``copilot -p PROMPT`` offline against ``server`` (a BYOK OpenAI provider), every tool
+        allowed and the folder trusted. Its first run extracts its package (~235 MB) under
+        ``$XDG_CACHE_HOME/copilot``: one folder beside the toolchain, shared by every sandbox."""
+        env = {
+            **self.env,
+            "XDG_CACHE_HOME": str(self.toolchain.bin_dir.parent.parent / "xdg-cache"),
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{server.port}/v1",
+            "COPILOT_PROVIDER_API_KEY": "sk-scripted",
+            "COPILOT_MODEL": "scripted",
+        }
+        command = [
+            self.toolchain.copilot,
+            "-p",
+            prompt,
+            "--allow-all",
+            "--trust-folder",
+            "--no-auto-update",
+        ]
+        return self._start("copilot", command, env, server)
+
+    def opencode_config(self, server: ChatCompletionsServer) -> None:
+        """OpenCode's user config: the scripted provider, edits and commands allowed (what a
+        user's own opencode.json holds before colony-tasks adds its MCP server)."""
+        folder = self.home / ".config" / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "options": {"baseURL": f"http://127.0.0.1:{server.port}/v1", "apiKey": "sk-scripted"},
+            "models": {
+                "scripted": {"tool_call": True, "limit": {"context": 200000, "output": 32000}}
+            },
+        }
+        config = {
+            "provider": {"scripted": provider},
+            "model": "scripted/scripted",
+            "small_model": "scripted/scripted",
+            "autoupdate": False,
+            "share": "disabled",
+            "permission": {"edit": "allow", "bash": "allow", "external_directory": "allow"},
+        }
+        path = folder / "opencode.json"
+        found = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps({**found, **config}, indent=2) + "\n")
+
+    def opencode(self, server: ChatCompletionsServer, prompt: str) -> Run:
+        """``opencode run PROMPT`` against ``server``, no update, model catalog, LSP download or
+        sharing (:meth:`opencode_config` first)."""
+        self.opencode_config(server)
+        env = {
+            **self.env,
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_SHARE": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        }
+        return self._start("opencode", [self.toolchain.opencode, "run", prompt], env, server)
 
     def stop_all(self) -> None:
         """Kill what is still running; keep each agent's model requests beside its log."""

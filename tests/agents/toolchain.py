@@ -61,13 +61,24 @@ class Toolchain:
     def qwen(self) -> str:
         return str(self.bin_dir / "qwen")
 
+    @property
+    def copilot(self) -> str:
+        return str(self.bin_dir / "copilot")
+
+    @property
+    def opencode(self) -> str:
+        return str(self.bin_dir / "opencode")
+
     def version(self, agent: str) -> str:
-        """The version under test of ``agent`` (claude, codex, gemini, qwen)."""
+        """The version under test of ``agent`` (claude, codex, gemini, qwen, copilot,
+        opencode)."""
         package = {
             "claude": "@anthropic-ai/claude-code",
             "codex": "@openai/codex",
             "gemini": "@google/gemini-cli",
             "qwen": "@qwen-code/qwen-code",
+            "copilot": "@github/copilot",
+            "opencode": "opencode-ai",
         }[agent]
         return self.versions[package]
 

@@ -1,0 +1,253 @@
+"""GitHub Copilot CLI beside Claude Code on one lane, both real CLIs, offline.
+
+Copilot runs ``copilot -p`` against a scripted OpenAI chat-completions server (BYOK with
+``COPILOT_OFFLINE=true``), with colony-tasks installed natively (``~/.copilot/hooks``); Claude
+Code against a scripted Messages server. Each sees the other in its briefing and is warned,
+before its edit, about the other's change to the same line.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from .capabilities import record
+from .model_server import ChatCompletionsServer, MessagesServer, Step, call, context, say
+
+pytestmark = pytest.mark.agents
+
+QUESTION = "Which port does the billing API listen on?"
+
+
+def version(sandbox) -> str:
+    return sandbox.toolchain.versions["@github/copilot"]
+
+
+def colony_text(body) -> str:
+    """What colony-tasks put into one Copilot request (its briefing and hook contexts)."""
+    found = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+        if isinstance(content, str) and "colony-tasks" in content and message["role"] == "user":
+            found.append(content)
+    return "\n".join(found)
+
+
+def warning(file: str, line: str, handle: str) -> str:
+    return (
+        f"colony-tasks: {file} {line} meets {handle}'s change (main): git will conflict;"
+        f' ask_question(to="{handle}") first.'
+    )
+
+
+def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    sandbox.install("copilot")
+    release_claude = threading.Event()
+    claude_model = MessagesServer(
+        [
+            call(
+                "Edit",
+                file_path=str(sandbox.repo / "prices.py"),
+                old_string="TAX = 0.19",
+                new_string="TAX = 0.2",
+            ),
+            say("Tax updated.", gate=release_claude),
+        ]
+    )
+    copilot_model = ChatCompletionsServer(
+        [
+            call(
+                "edit",
+                path=str(sandbox.repo / "prices.py"),
+                old_str="TAX = 0.2",
+                new_str="TAX = 0.21",
+            ),
+            say("Edited."),
+        ]
+    )
+    with claude_model, copilot_model:
+        claude = sandbox.claude(claude_model, "Set the tax rate to 0.2")
+        claude_model.script[1].wait_reached("Claude's request after its Edit")
+        claude_handle = sandbox.session("claude")["handle"]
+        sandbox.copilot(copilot_model, "Set the tax rate to 0.21").finish()
+        release_claude.set()
+        claude.finish()
+
+    copilot_handle = sandbox.session("copilot")["handle"]
+    first, after_edit = copilot_model.main_requests()[:2]
+    assert claude_handle in context(first), "Copilot's briefing does not name the Claude session"
+    assert warning("prices.py", "L1", claude_handle) in context(after_edit)
+    assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.21\n"
+    edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]
+    assert [(o["handle"], o["text"]) for o in edits] == [
+        (claude_handle, "prices.py (Edit)"),
+        (copilot_handle, "prices.py (edit)"),
+    ]
+    assert sandbox.hook_log() == ""
+    assert claude.hook_problems() == []
+    record("copilot", version(sandbox), "briefing", "yes")
+    record("copilot", version(sandbox), "warn_before", "yes")
+    record("copilot", version(sandbox), "chars_per_turn", len(colony_text(after_edit)))
+
+
+def test_claude_editing_the_line_copilot_just_changed_is_warned(sandbox):
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    sandbox.install("copilot")
+    release_copilot = threading.Event()
+    copilot_model = ChatCompletionsServer(
+        [
+            call(
+                "edit",
+                path=str(sandbox.repo / "prices.py"),
+                old_str="TAX = 0.19",
+                new_str="TAX = 0.2",
+            ),
+            say("Edited.", gate=release_copilot),
+        ]
+    )
+    claude_model = MessagesServer(
+        [
+            call(
+                "Edit",
+                file_path=str(sandbox.repo / "prices.py"),
+                old_string="TAX = 0.2",
+                new_string="TAX = 0.21",
+            ),
+            say("Tax updated."),
+        ]
+    )
+    with claude_model, copilot_model:
+        copilot = sandbox.copilot(copilot_model, "Set the tax rate to 0.2")
+        copilot_model.script[1].wait_reached("Copilot's request after its edit")
+        copilot_handle = sandbox.session("copilot")["handle"]
+        sandbox.claude(claude_model, "Set the tax rate to 0.21").finish()
+        release_copilot.set()
+        copilot.finish()
+
+    first, after_edit = claude_model.main_requests()[:2]
+    assert copilot_handle in context(first), "Claude's briefing does not name the Copilot session"
+    assert f"{copilot_handle} (copilot" in context(first)
+    assert warning("prices.py", "L1", copilot_handle) in context(after_edit)
+    assert sandbox.hook_log() == ""
+
+
+def test_a_question_from_claude_reaches_copilot_mid_turn(sandbox):
+    sandbox.write("api.py", "PORT = None\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    sandbox.install("copilot")
+    go = threading.Event()
+    copilot_model = ChatCompletionsServer(
+        [
+            Step(tool="bash", args={"command": "true", "description": "Wait"}, gate=go),
+            say("Done."),
+        ]
+    )
+    claude_model = MessagesServer(
+        [
+            Step(
+                tool="mcp__colony-tasks__ask_question",
+                args=lambda: {"question": QUESTION, "to": sandbox.session("copilot")["handle"]},
+            ),
+            say("Asked."),
+        ]
+    )
+    with claude_model, copilot_model:
+        copilot = sandbox.copilot(copilot_model, "Help the others on this branch")
+        copilot_model.script[0].wait_reached("Copilot's first request")
+        sandbox.claude(claude_model, "Ask about the billing port").finish()
+        go.set()
+        copilot.finish()
+
+    first, after_bash = copilot_model.main_requests()[:2]
+    assert QUESTION not in context(first)
+    assert context(after_bash).count(QUESTION) == 1
+    record("copilot", version(sandbox), "mid_turn", "yes")
+
+
+def test_a_question_from_copilot_reaches_claude_mid_turn(sandbox):
+    sandbox.write("api.py", "PORT = None\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    sandbox.install("copilot")
+    go = threading.Event()
+    claude_model = MessagesServer(
+        [
+            Step(tool="Bash", args={"command": "true", "description": "Wait"}, gate=go),
+            say("Done."),
+        ]
+    )
+    copilot_model = ChatCompletionsServer(
+        [
+            Step(
+                tool="colony-tasks-ask_question",
+                args=lambda: {"question": QUESTION, "to": sandbox.session("claude")["handle"]},
+            ),
+            say("Asked."),
+        ]
+    )
+    with claude_model, copilot_model:
+        claude = sandbox.claude(claude_model, "Help the others on this branch")
+        claude_model.script[0].wait_reached("Claude's first request")
+        sandbox.copilot(copilot_model, "Ask about the billing port").finish()
+        go.set()
+        claude.finish()
+
+    (question,) = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "question"]
+    assert question["session_id"] == sandbox.session("copilot")["id"]  # its MCP server knew it
+    assert context(claude_model.main_requests()[1]).count(QUESTION) == 1
+    record("copilot", version(sandbox), "mcp_tools", "yes")
+
+
+@pytest.mark.parametrize("broken", ["missing", "crashing"])
+def test_copilot_runs_its_tools_when_colony_tasks_is_broken(sandbox, broken):
+    """Copilot denies a tool whose preToolUse hook fails: ours must fail open."""
+    sandbox.install("copilot")
+    hooks = sandbox.home / ".copilot" / "hooks" / "colony-tasks.json"
+    executable = sandbox.home / "broken" / "colony-tasks"
+    if broken == "crashing":
+        executable.parent.mkdir()
+        executable.write_text("#!/bin/sh\necho 'Traceback: ImportError' >&2\nexit 1\n")
+        executable.chmod(0o755)
+    hooks.write_text(hooks.read_text().replace(sandbox.colony_path, str(executable)))
+    model = ChatCompletionsServer(
+        [call("create", path=str(sandbox.repo / "notes.txt"), file_text="hello\n"), say("Done.")]
+    )
+    with model:
+        run = sandbox.copilot(model, "Write notes").finish()
+
+    assert (sandbox.repo / "notes.txt").read_text() == "hello\n", run.output[-2000:]
+    assert "Denied" not in context(model.main_requests()[1])
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_copilot_running_claudes_project_hooks_is_one_session(sandbox, native):
+    """Copilot also runs .claude/settings.json hooks (Claude's dialect, Copilot's session id):
+    beside our native hooks they are skipped; alone, they count as the Copilot session."""
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install("claude", scope="project")
+    if native:
+        sandbox.install("copilot")
+    model = ChatCompletionsServer(
+        [
+            call("edit", path=str(sandbox.repo / "prices.py"), old_str="0.19", new_str="0.2"),
+            say("Done."),
+        ]
+    )
+    with model:
+        sandbox.copilot(model, "Raise the tax").finish()
+
+    listed = sandbox.colony_json("sessions")
+    assert [s["agent"] for s in listed] == ["copilot"]
+    assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.2\n"
+    assert context(model.main_requests()[0]).count("colony-tasks: you are copilot-") == 1
+    assert sandbox.hook_log() == ""
