@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hookblock
-from .files import ShapeProblem
+from .files import SERVERS, ShapeProblem, child_object, remove_entry
 from .locate import claude_config_dir, claude_state_file
 
 APPROVALS = "enabledMcpjsonServers"
@@ -95,22 +95,13 @@ def uninstall_hooks(data: dict[str, Any]) -> None:
     hookblock.uninstall_block(data)
 
 
-def _servers(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    servers = data.get("mcpServers")
-    if servers is None and create:
-        servers = data["mcpServers"] = {}
-    if servers is not None and not isinstance(servers, dict):
-        raise ShapeProblem("mcpServers", "an object mapping server names to servers", servers)
-    return servers
-
-
 def install_mcp(data: dict[str, Any], command: str) -> None:
     """Add or update ``mcpServers.colony-tasks``.
 
     An existing stdio entry keeps the keys the user added (``env``, ``timeout``...); only
     ``command`` and ``args`` are set. Anything else under our name is replaced.
     """
-    servers = _servers(data, create=True)
+    servers = child_object(data, "mcpServers", SERVERS, create=True)
     assert servers is not None
     wanted = server_entry(command)
     current = servers.get(SERVER_NAME)
@@ -131,12 +122,7 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
 
 def uninstall_mcp(data: dict[str, Any]) -> None:
     """Remove ``mcpServers.colony-tasks`` (and ``mcpServers`` if that emptied it)."""
-    servers = _servers(data, create=False)
-    if not servers or SERVER_NAME not in servers:
-        return
-    del servers[SERVER_NAME]
-    if not servers:
-        del data["mcpServers"]
+    remove_entry(data, "mcpServers", SERVER_NAME, SERVERS)
 
 
 # --- approval of the project's .mcp.json server -------------------------------------------------
@@ -152,13 +138,9 @@ def approval_path() -> Path:
 
 
 def _project(data: dict[str, Any], root: Path, create: bool) -> dict[str, Any] | None:
-    projects = data.get("projects")
-    if projects is None and create:
-        projects = data["projects"] = {}
+    projects = child_object(data, "projects", "an object keyed by project folder", create)
     if projects is None:
         return None
-    if not isinstance(projects, dict):
-        raise ShapeProblem("projects", "an object keyed by project folder", projects)
     entry = projects.get(str(root))
     if entry is None and create:
         entry = projects[str(root)] = {}

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.agent_events import COPILOT, EVENTS
-from .files import ShapeProblem
+from .files import SERVERS, ShapeProblem, child_object, remove_entry
 from .hookblock import is_our_handler
 
 SERVER_NAME = "colony-tasks"
@@ -76,12 +76,7 @@ def is_ours(item: Any) -> bool:
 
 
 def _hooks(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    hooks = data.get("hooks")
-    if hooks is None and create:
-        hooks = data["hooks"] = {}
-    if hooks is not None and not isinstance(hooks, dict):
-        raise ShapeProblem("hooks", "an object mapping event names to handlers", hooks)
-    return hooks
+    return child_object(data, "hooks", "an object mapping event names to handlers", create)
 
 
 def _strip(hooks: dict[str, Any], event: str) -> None:
@@ -135,20 +130,11 @@ def server_entry(command: str) -> dict[str, Any]:
     return {"type": "local", "command": command, "args": ["mcp"], "tools": ["*"]}
 
 
-def _servers(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    servers = data.get("mcpServers")
-    if servers is None and create:
-        servers = data["mcpServers"] = {}
-    if servers is not None and not isinstance(servers, dict):
-        raise ShapeProblem("mcpServers", "an object mapping server names to servers", servers)
-    return servers
-
-
 def install_mcp(data: dict[str, Any], command: str) -> None:
     """``mcpServers.colony-tasks``: a local entry keeps the user's keys (``env``, ``tools``,
     ``timeout``); only ``command`` and ``args`` are set. Anything else under our name is
     replaced."""
-    servers = _servers(data, create=True)
+    servers = child_object(data, "mcpServers", SERVERS, create=True)
     assert servers is not None
     wanted = server_entry(command)
     current = servers.get(SERVER_NAME)
@@ -159,9 +145,4 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
 
 
 def uninstall_mcp(data: dict[str, Any]) -> None:
-    servers = _servers(data, create=False)
-    if not servers or SERVER_NAME not in servers:
-        return
-    del servers[SERVER_NAME]
-    if not servers:
-        del data["mcpServers"]
+    remove_entry(data, "mcpServers", SERVER_NAME, SERVERS)

@@ -19,6 +19,8 @@ from ..base import paths
 from ..base.errors import ColonyError
 
 BACKUP_TAG = "colony-tasks"
+#: What every client's MCP server table must be (for :func:`child_object`'s error).
+SERVERS = "an object mapping server names to servers"
 
 
 class InstallError(ColonyError):
@@ -31,6 +33,29 @@ class ShapeProblem(Exception):
     def __init__(self, where: str, expected: str, value: Any) -> None:
         super().__init__(f"`{where}` should be {expected}, but it is {_describe(value)}")
         self.where = where
+
+
+def child_object(
+    data: dict[str, Any], key: str, expected: str, create: bool
+) -> dict[str, Any] | None:
+    """``data[key]``, which must be an object (``expected`` says of what, for the error); an
+    empty one is added when it is missing and ``create``, else None."""
+    child = data.get(key)
+    if child is None and create:
+        child = data[key] = {}
+    if child is not None and not isinstance(child, dict):
+        raise ShapeProblem(key, expected, child)
+    return child
+
+
+def remove_entry(data: dict[str, Any], key: str, name: str, expected: str) -> None:
+    """Delete ``data[key][name]``, and ``data[key]`` when that emptied it."""
+    entries = child_object(data, key, expected, create=False)
+    if not entries or name not in entries:
+        return
+    del entries[name]
+    if not entries:
+        del data[key]
 
 
 def _describe(value: Any) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hookblock
-from .files import ShapeProblem
+from .files import SERVERS, child_object, remove_entry
 
 SERVER_NAME = "colony-tasks"
 
@@ -98,19 +98,10 @@ def server_entry(command: str) -> dict[str, Any]:
     return {"command": command, "args": ["mcp"]}
 
 
-def _servers(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    servers = data.get("mcpServers")
-    if servers is None and create:
-        servers = data["mcpServers"] = {}
-    if servers is not None and not isinstance(servers, dict):
-        raise ShapeProblem("mcpServers", "an object mapping server names to servers", servers)
-    return servers
-
-
 def install_mcp(data: dict[str, Any], command: str) -> None:
     """Add or update ``mcpServers.colony-tasks``; a stdio entry keeps the user's extra keys
     (``timeout``, ``trust``, ``env``...), anything else under our name is replaced."""
-    servers = _servers(data, create=True)
+    servers = child_object(data, "mcpServers", SERVERS, create=True)
     assert servers is not None
     current = servers.get(SERVER_NAME)
     wanted = server_entry(command)
@@ -122,9 +113,4 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
 
 def uninstall_mcp(data: dict[str, Any]) -> None:
     """Remove ``mcpServers.colony-tasks`` (and ``mcpServers`` if that emptied it)."""
-    servers = _servers(data, create=False)
-    if servers is None or SERVER_NAME not in servers:
-        return
-    del servers[SERVER_NAME]
-    if not servers:
-        del data["mcpServers"]
+    remove_entry(data, "mcpServers", SERVER_NAME, SERVERS)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..base import agent_events
 from ..base.agent_events import AGENT_EVENTS
-from .files import ShapeProblem
+from .files import ShapeProblem, child_object
 from .locate import EXECUTABLE
 
 Group = dict[str, Any]
@@ -98,12 +98,7 @@ def is_our_handler(handler: Any) -> bool:
 
 
 def _hooks_object(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    hooks = data.get("hooks")
-    if hooks is None and create:
-        hooks = data["hooks"] = {}
-    if hooks is not None and not isinstance(hooks, dict):
-        raise ShapeProblem("hooks", "an object mapping event names to matcher groups", hooks)
-    return hooks
+    return child_object(data, "hooks", "an object mapping event names to matcher groups", create)
 
 
 def _strip_ours(groups: list[Any]) -> tuple[list[Any], bool]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.agent_events import EVENTS
-from .files import InstallError, ShapeProblem
+from .files import SERVERS, InstallError, child_object, remove_entry
 
 SERVER_NAME = "colony-tasks"
 PLUGIN_FILE = "colony-tasks.js"
@@ -93,19 +93,10 @@ def server_entry(command: str) -> dict[str, Any]:
     return {"type": "local", "command": [command, "mcp"], "enabled": True}
 
 
-def _servers(data: dict[str, Any], create: bool) -> dict[str, Any] | None:
-    servers = data.get("mcp")
-    if servers is None and create:
-        servers = data["mcp"] = {}
-    if servers is not None and not isinstance(servers, dict):
-        raise ShapeProblem("mcp", "an object mapping server names to servers", servers)
-    return servers
-
-
 def install_mcp(data: dict[str, Any], command: str) -> None:
     """``mcp.colony-tasks``: a local entry keeps the user's keys (``environment``,
     ``timeout``, ``enabled``); only ``command`` is set. Anything else is replaced."""
-    servers = _servers(data, create=True)
+    servers = child_object(data, "mcp", SERVERS, create=True)
     assert servers is not None
     wanted = server_entry(command)
     current = servers.get(SERVER_NAME)
@@ -116,9 +107,4 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
 
 
 def uninstall_mcp(data: dict[str, Any]) -> None:
-    servers = _servers(data, create=False)
-    if not servers or SERVER_NAME not in servers:
-        return
-    del servers[SERVER_NAME]
-    if not servers:
-        del data["mcp"]
+    remove_entry(data, "mcp", SERVER_NAME, SERVERS)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .chat_servers import ChatServer, GeminiServer
+from .gemini_server import GeminiServer
 from .model_server import ChatCompletionsServer, MessagesServer, ResponsesServer, ScriptedServer
 from .toolchain import Toolchain
 
@@ -312,7 +312,7 @@ class Sandbox:
         ]
         return self._start("gemini", command, env, server)
 
-    def qwen(self, server: ChatServer, prompt: str) -> Run:
+    def qwen(self, server: ChatCompletionsServer, prompt: str) -> Run:
         """``qwen -p PROMPT`` against ``server`` (an OpenAI-compatible provider), tools
         approved; the managed memory's background model calls, follow-up suggestions, update
         checks and statistics off."""

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import pytest
 
 from .capabilities import record
-from .chat_servers import ChatServer, GeminiServer
-from .model_server import MessagesServer, Step, call, context, say
+from .gemini_server import GeminiServer
+from .model_server import ChatCompletionsServer, MessagesServer, Step, call, context, say
+from .scenarios import warning
 
 pytestmark = pytest.mark.agents
 
@@ -28,7 +29,7 @@ QUESTION = "Which tax rate did finance approve?"
 @dataclass(frozen=True)
 class Client:
     agent: str
-    server: type[GeminiServer] | type[ChatServer]
+    server: type[GeminiServer] | type[ChatCompletionsServer]
     edit_tool: str
     ask_tool: str
     read_first: bool  # Qwen's edit tool refuses a file the session has not read
@@ -36,15 +37,8 @@ class Client:
 
 CLIENTS = {
     "gemini": Client("gemini", GeminiServer, "replace", "mcp_colony-tasks_ask_question", False),
-    "qwen": Client("qwen", ChatServer, "edit", "mcp__colony-tasks__ask_question", True),
+    "qwen": Client("qwen", ChatCompletionsServer, "edit", "mcp__colony-tasks__ask_question", True),
 }
-
-
-def warning(path: str, handle: str) -> str:
-    return (
-        f"colony-tasks: {path} L1 meets {handle}'s change (main): git will conflict;"
-        f' ask_question(to="{handle}") first.'
-    )
 
 
 @pytest.mark.parametrize("name", list(CLIENTS))
@@ -105,12 +99,12 @@ def test_a_client_and_claude_see_each_other_are_warned_and_reach_each_other(sand
     first, *_, after_edit, after_ask = client_model.main_requests()
     assert claude_handle in context(first), f"{name}'s briefing does not name Claude"
     assert "git will conflict" not in context(first)
-    said = warning("prices.py", claude_handle)
+    said = warning("prices.py", "L1", claude_handle)
     assert context(after_edit).count(said) == 1  # held before the edit, said with its result
     assert target.read_text() == "TAX = 0.22\n"
 
     claude_after = claude_model.main_requests()[2]
-    assert warning("prices.py", handle) in context(claude_after)
+    assert warning("prices.py", "L1", handle) in context(claude_after)
     assert QUESTION in context(claude_after), "the question did not reach Claude"
     (question,) = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "question"]
     assert (question["handle"], question["to"]) == (handle, claude_handle)

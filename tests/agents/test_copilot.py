@@ -8,16 +8,14 @@ before its edit, about the other's change to the same line.
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
+from . import scenarios
 from .capabilities import record
-from .model_server import ChatCompletionsServer, MessagesServer, Step, call, context, say
+from .model_server import ChatCompletionsServer, call, context, say
+from .scenarios import COPILOT, QUESTION, warning
 
 pytestmark = pytest.mark.agents
-
-QUESTION = "Which port does the billing API listen on?"
 
 
 def version(sandbox) -> str:
@@ -36,51 +34,12 @@ def colony_text(body) -> str:
     return "\n".join(found)
 
 
-def warning(file: str, line: str, handle: str) -> str:
-    return (
-        f"colony-tasks: {file} {line} meets {handle}'s change (main): git will conflict;"
-        f' ask_question(to="{handle}") first.'
-    )
-
-
 def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
-    sandbox.write("prices.py", "TAX = 0.19\n")
-    sandbox.commit()
-    sandbox.install("claude")
-    sandbox.install("copilot")
-    release_claude = threading.Event()
-    claude_model = MessagesServer(
-        [
-            call(
-                "Edit",
-                file_path=str(sandbox.repo / "prices.py"),
-                old_string="TAX = 0.19",
-                new_string="TAX = 0.2",
-            ),
-            say("Tax updated.", gate=release_claude),
-        ]
-    )
-    copilot_model = ChatCompletionsServer(
-        [
-            call(
-                "edit",
-                path=str(sandbox.repo / "prices.py"),
-                old_str="TAX = 0.2",
-                new_str="TAX = 0.21",
-            ),
-            say("Edited."),
-        ]
-    )
-    with claude_model, copilot_model:
-        claude = sandbox.claude(claude_model, "Set the tax rate to 0.2")
-        claude_model.script[1].wait_reached("Claude's request after its Edit")
-        claude_handle = sandbox.session("claude")["handle"]
-        sandbox.copilot(copilot_model, "Set the tax rate to 0.21").finish()
-        release_claude.set()
-        claude.finish()
+    pair = scenarios.other_edits_after_claude(sandbox, COPILOT)
 
+    claude_handle = pair.held
     copilot_handle = sandbox.session("copilot")["handle"]
-    first, after_edit = copilot_model.main_requests()[:2]
+    first, after_edit = pair.other_model.main_requests()[:2]
     assert claude_handle in context(first), "Copilot's briefing does not name the Claude session"
     assert warning("prices.py", "L1", claude_handle) in context(after_edit)
     assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.21\n"
@@ -90,49 +49,17 @@ def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
         (copilot_handle, "prices.py (edit)"),
     ]
     assert sandbox.hook_log() == ""
-    assert claude.hook_problems() == []
+    assert pair.claude.hook_problems() == []
     record("copilot", version(sandbox), "briefing", "yes")
     record("copilot", version(sandbox), "warn_before", "yes")
     record("copilot", version(sandbox), "chars_per_turn", len(colony_text(after_edit)))
 
 
 def test_claude_editing_the_line_copilot_just_changed_is_warned(sandbox):
-    sandbox.write("prices.py", "TAX = 0.19\n")
-    sandbox.commit()
-    sandbox.install("claude")
-    sandbox.install("copilot")
-    release_copilot = threading.Event()
-    copilot_model = ChatCompletionsServer(
-        [
-            call(
-                "edit",
-                path=str(sandbox.repo / "prices.py"),
-                old_str="TAX = 0.19",
-                new_str="TAX = 0.2",
-            ),
-            say("Edited.", gate=release_copilot),
-        ]
-    )
-    claude_model = MessagesServer(
-        [
-            call(
-                "Edit",
-                file_path=str(sandbox.repo / "prices.py"),
-                old_string="TAX = 0.2",
-                new_string="TAX = 0.21",
-            ),
-            say("Tax updated."),
-        ]
-    )
-    with claude_model, copilot_model:
-        copilot = sandbox.copilot(copilot_model, "Set the tax rate to 0.2")
-        copilot_model.script[1].wait_reached("Copilot's request after its edit")
-        copilot_handle = sandbox.session("copilot")["handle"]
-        sandbox.claude(claude_model, "Set the tax rate to 0.21").finish()
-        release_copilot.set()
-        copilot.finish()
+    pair = scenarios.claude_edits_after_other(sandbox, COPILOT)
 
-    first, after_edit = claude_model.main_requests()[:2]
+    copilot_handle = pair.held
+    first, after_edit = pair.claude_model.main_requests()[:2]
     assert copilot_handle in context(first), "Claude's briefing does not name the Copilot session"
     assert f"{copilot_handle} (copilot" in context(first)
     assert warning("prices.py", "L1", copilot_handle) in context(after_edit)
@@ -140,70 +67,20 @@ def test_claude_editing_the_line_copilot_just_changed_is_warned(sandbox):
 
 
 def test_a_question_from_claude_reaches_copilot_mid_turn(sandbox):
-    sandbox.write("api.py", "PORT = None\n")
-    sandbox.commit()
-    sandbox.install("claude")
-    sandbox.install("copilot")
-    go = threading.Event()
-    copilot_model = ChatCompletionsServer(
-        [
-            Step(tool="bash", args={"command": "true", "description": "Wait"}, gate=go),
-            say("Done."),
-        ]
-    )
-    claude_model = MessagesServer(
-        [
-            Step(
-                tool="mcp__colony-tasks__ask_question",
-                args=lambda: {"question": QUESTION, "to": sandbox.session("copilot")["handle"]},
-            ),
-            say("Asked."),
-        ]
-    )
-    with claude_model, copilot_model:
-        copilot = sandbox.copilot(copilot_model, "Help the others on this branch")
-        copilot_model.script[0].wait_reached("Copilot's first request")
-        sandbox.claude(claude_model, "Ask about the billing port").finish()
-        go.set()
-        copilot.finish()
+    pair = scenarios.question_from_claude(sandbox, COPILOT)
 
-    first, after_bash = copilot_model.main_requests()[:2]
+    first, after_bash = pair.other_model.main_requests()[:2]
     assert QUESTION not in context(first)
     assert context(after_bash).count(QUESTION) == 1
     record("copilot", version(sandbox), "mid_turn", "yes")
 
 
 def test_a_question_from_copilot_reaches_claude_mid_turn(sandbox):
-    sandbox.write("api.py", "PORT = None\n")
-    sandbox.commit()
-    sandbox.install("claude")
-    sandbox.install("copilot")
-    go = threading.Event()
-    claude_model = MessagesServer(
-        [
-            Step(tool="Bash", args={"command": "true", "description": "Wait"}, gate=go),
-            say("Done."),
-        ]
-    )
-    copilot_model = ChatCompletionsServer(
-        [
-            Step(
-                tool="colony-tasks-ask_question",
-                args=lambda: {"question": QUESTION, "to": sandbox.session("claude")["handle"]},
-            ),
-            say("Asked."),
-        ]
-    )
-    with claude_model, copilot_model:
-        claude = sandbox.claude(claude_model, "Help the others on this branch")
-        claude_model.script[0].wait_reached("Claude's first request")
-        sandbox.copilot(copilot_model, "Ask about the billing port").finish()
-        go.set()
-        claude.finish()
+    pair = scenarios.question_to_claude(sandbox, COPILOT)
 
     (question,) = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "question"]
     assert question["session_id"] == sandbox.session("copilot")["id"]  # its MCP server knew it
-    assert context(claude_model.main_requests()[1]).count(QUESTION) == 1
+    assert context(pair.claude_model.main_requests()[1]).count(QUESTION) == 1
     record("copilot", version(sandbox), "mcp_tools", "yes")
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from colony_tasks.cli import cli
 from colony_tasks.store import open_default
-from tests.support.regionwork import edit, overlapping_work, start, two_trees
+from tests.support.regionwork import edit, meeting_work, overlapping_work
 
 
 @pytest.fixture
@@ -64,11 +64,7 @@ def test_conflicts_as_json_gives_each_sides_branch_worktree_and_lines(run, work,
 def test_conflicts_follows_the_other_side_moving_away(run, home, repo, tmp_path):
     store = open_default()
     try:
-        main, feature = two_trees(repo, tmp_path)
-        start(store, main, "s1", "claude")
-        start(store, feature, "s2", "codex")
-        edit(store, "s1", "claude", main, "core.py", "    step_3 = 3\n", "    step_3 = 33\n")
-        edit(store, "s2", "codex", feature, "core.py", "    step_4 = 4\n", "    step_4 = 44\n")
+        _, feature, _, _ = meeting_work(store, repo, tmp_path)
         assert json.loads(run("conflicts", "--json").output)[0]["pairs"][0]["meets"]
         # codex takes its change back and changes other() instead: two lines apart now.
         edit(store, "s2", "codex", feature, "core.py", "    step_4 = 44\n", "    step_4 = 4\n")
@@ -92,11 +88,7 @@ def test_conflicts_says_so_when_nothing_is_shared_and_filters_by_repository(run,
 def test_conflicts_fences_a_branch_name_another_party_chose(run, home, repo, tmp_path):
     store = open_default()
     try:
-        main, feature = two_trees(repo, tmp_path)
-        start(store, main, "s1", "claude")
-        start(store, feature, "s2", "codex")
-        edit(store, "s1", "claude", main, "core.py", "    step_3 = 3\n", "    step_3 = 33\n")
-        edit(store, "s2", "codex", feature, "core.py", "    step_4 = 4\n", "    step_4 = 44\n")
+        meeting_work(store, repo, tmp_path)
         store._run("UPDATE lanes SET branch = ? WHERE branch = 'feature'", ("x\x1b]52;c;ZZ\x07",))
     finally:
         store.close()

@@ -44,14 +44,21 @@ def edit(store: Store, sid: str, agent: str, tree: Path, rel: str, old: str, new
     return before
 
 
-def overlapping_work(store: Store, repo: Path, tmp_path: Path):
-    """claude on main and codex on feature: both change retry() in core.py where they meet
-    (lines 6 and 7), and notes.txt far apart (lines 2 and 28). The two sessions."""
+def meeting_work(store: Store, repo: Path, tmp_path: Path):
+    """claude (s1) on main and codex (s2) on feature, both having changed retry() in core.py
+    where they meet (lines 7 and 8). The two trees and the two sessions."""
     main, feature = two_trees(repo, tmp_path)
     a = start(store, main, "s1", "claude")
     b = start(store, feature, "s2", "codex")
     edit(store, "s1", "claude", main, "core.py", "    step_3 = 3\n", "    step_3 = 33\n")
     edit(store, "s2", "codex", feature, "core.py", "    step_4 = 4\n", "    step_4 = 44\n")
+    return main, feature, a, b
+
+
+def overlapping_work(store: Store, repo: Path, tmp_path: Path):
+    """:func:`meeting_work`, and both sessions changing notes.txt far apart (lines 2 and 28).
+    The two sessions."""
+    main, feature, a, b = meeting_work(store, repo, tmp_path)
     edit(store, "s1", "claude", main, "notes.txt", "note 2\n", "note two\n")
     edit(store, "s2", "codex", feature, "notes.txt", "note 28\n", "note twenty-eight\n")
     return a, b
