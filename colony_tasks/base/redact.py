@@ -21,6 +21,7 @@ where one occurs, found by ``str.find`` in C rather than by ``re`` at every posi
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
@@ -300,10 +301,9 @@ def _redact_windows(text: str) -> str:
     if _SEPARATOR not in text:
         copies = []
         i = 0
+        site_starts = [at for at, _, _ in sites]
         for a, b in windows:
-            j = i
-            while j < len(sites) and sites[j][0] < b:
-                j += 1
+            j = bisect_left(site_starts, b, i)
             copies.append(spliced(text, sites[i:j], a, b))
             i = j
         joined = _SEPARATOR.join(copies)

@@ -16,6 +16,10 @@ Standard library only: every hook process imports this module.
 from __future__ import annotations
 
 
+# Each word's blank-separated parts (the rules' words are few and asked of every text).
+_PARTS: dict[str, tuple[str, ...]] = {}
+
+
 class Words:
     """The answers for one text: ``word in words`` is whether ``word`` (lowercase) occurs in
     ``lowered`` or in a text :meth:`add` was given (a marker a rule has put in the text)."""
@@ -37,8 +41,10 @@ class Words:
     def __contains__(self, word: str) -> bool:
         found = self._known.get(word)
         if found is None:
-            parts = word.split()
-            if parts == [word]:
+            parts = _PARTS.get(word)
+            if parts is None:
+                parts = _PARTS[word] = tuple(word.split())
+            if len(parts) == 1 and parts[0] == word:
                 found = word in self._distinct
             else:
                 found = all(part in self._distinct for part in parts) and word in self.lowered
