@@ -63,8 +63,8 @@ class Rule:
     the word from a pass that cannot match.
 
     ``anchors``: lowercase substrings of which one starts every match, where the pattern
-    itself cannot tell ``re`` so (it starts with a lookbehind or a case-insensitive
-    alternation, and ``re`` then tries every position of the text). Such a rule is tried only
+    itself cannot tell ``re`` so (it starts with a lookbehind or an alternation, and ``re``
+    then tries every position of the text). Such a rule is tried only
     where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`)."""
 
     __slots__ = (
