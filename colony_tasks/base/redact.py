@@ -27,7 +27,7 @@ from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
 from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
-from .redact_words import Words
+from .redact_words import Asked, Words
 from .text import utf8_safe
 
 TYPE_CHECKING = False
@@ -245,7 +245,7 @@ def _plain(text: str, lowered: str | None = None) -> str:
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
         return redact_mnemonics(text)
     long_text = len(text) > LONG_TEXT
-    words = Words(lowered, distinct=long_text)
+    words = Words(lowered, distinct=long_text, asked=_triggers())
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
     low: str | None = "\n" + lowered
@@ -355,15 +355,31 @@ def _fold_chunk(chunk: str) -> str:
 
 
 def _triggered(words: Words, long_text: bool) -> Iterator[Rule]:
-    """The rules to run on a text whose words are ``words``, in order: those with a trigger in
-    the text (and, for gated rules, a need near it; on a long text a rule that starts with a
-    literal or has anchors finds its own places about as fast as :func:`near` would)."""
+    """The rules to run on a text whose words are ``words`` (asked :func:`_triggers`), in
+    order: those with a trigger in the text (and, for gated rules, a need near it; on a long
+    text a rule that starts with a literal or has anchors finds its own places about as fast as
+    :func:`near` would)."""
+    present = words.present  # (grows as rules put markers in the text)
     for rule in RULES:
-        gated = bool(rule.needs) and not (long_text and (rule.prefixed or rule.anchors))
+        if present.isdisjoint(rule.triggers):
+            continue
+        if not rule.needs or (long_text and (rule.prefixed or rule.anchors)):
+            yield rule
+            continue
         for trigger in rule.triggers:
-            if trigger in words and (not gated or near(words.lowered, trigger, rule)):
+            if trigger in present and near(words.lowered, trigger, rule):
                 yield rule
                 break
+
+
+_asked: list[Asked] = []
+
+
+def _triggers() -> Asked:
+    """Every rule's triggers, asked of each text at once."""
+    if not _asked:
+        _asked.append(Asked(sorted({t for rule in RULES for t in rule.triggers})))
+    return _asked[0]
 
 
 def _redact_folded(text: str, folded: str, starts: list[int], ends: list[int]) -> str:
@@ -373,7 +389,7 @@ def _redact_folded(text: str, folded: str, starts: list[int], ends: list[int]) -
     ends = [0, *ends]
     marks = "0" * len(work)  # "1" under a character a rule put there
     long_text = len(work) > LONG_TEXT
-    for rule in _triggered(Words(work.lower(), distinct=False), long_text):
+    for rule in _triggered(Words(work.lower(), distinct=False, asked=_triggers()), long_text):
         work, starts, ends, marks = _apply_mapped(rule, work, starts, ends, marks)
     if "1" not in marks:
         return text

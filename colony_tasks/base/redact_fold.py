@@ -183,7 +183,7 @@ def fold_windows(text: str, sites: list[tuple[int, int, str]]) -> list[tuple[int
     lasts = [i - 1 for i in breaks] + [len(sites) - 1]
     spans = [
         (max(sites[i][0] - FOLD_WINDOW, 0), min(sites[j][1] + FOLD_WINDOW, len(text)))
-        for i, j in zip(firsts, lasts)
+        for i, j in zip(firsts, lasts, strict=True)
     ]
     windows: list[tuple[int, int]] = []
     kept_from = 0
@@ -269,4 +269,4 @@ def spliced(text: str, sites: list[tuple[int, int, str]], a: int, b: int) -> str
     tos = [*(at for at, _, _ in sites), b]
     folds = [*(folded for _, _, folded in sites), ""]
     between = map(text.__getitem__, map(slice, froms, tos))
-    return "".join(chain.from_iterable(zip(between, folds)))
+    return "".join(chain.from_iterable(zip(between, folds, strict=True)))

@@ -15,18 +15,47 @@ Standard library only: every hook process imports this module.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 # Each word's blank-separated parts (the rules' words are few and asked of every text).
 _PARTS: dict[str, tuple[str, ...]] = {}
 
 
+def _parts(word: str) -> tuple[str, ...]:
+    parts = _PARTS.get(word)
+    if parts is None:
+        parts = _PARTS[word] = tuple(word.split())
+    return parts
+
+
+class Asked:
+    """Words asked of every text at once (the rules' triggers): those without blanks, and
+    those with blanks, each with its parts."""
+
+    __slots__ = ("plain", "blank")
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.plain: tuple[str, ...] = ()
+        self.blank: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        for word in words:
+            if _parts(word) == (word,):
+                self.plain += (word,)
+            else:
+                self.blank += ((word, _parts(word)),)
+
+
 class Words:
     """The answers for one text: ``word in words`` is whether ``word`` (lowercase) occurs in
-    ``lowered`` or in a text :meth:`add` was given (a marker a rule has put in the text)."""
+    ``lowered`` or in a text :meth:`add` was given (a marker a rule has put in the text);
+    ``present`` holds the asked words (see :class:`Asked`) that do, found at once by a set
+    comprehension rather than a call per word."""
 
-    __slots__ = ("lowered", "_distinct", "_known", "_added")
+    __slots__ = ("lowered", "present", "_distinct", "_known", "_added", "_asked")
 
-    def __init__(self, lowered: str, distinct: bool) -> None:
+    def __init__(self, lowered: str, distinct: bool, asked: Asked | None = None) -> None:
         """``lowered``: the text's lowercase form; ``distinct``: ask its distinct words rather
         than the text itself (worth the ``split`` on a long text only)."""
         self.lowered = lowered
@@ -37,14 +66,22 @@ class Words:
                 self._distinct = joined
         self._known: dict[str, bool] = {}
         self._added = ""
+        self._asked = asked
+        self.present: set[str] = set()
+        if asked is not None:
+            hay = self._distinct
+            self.present = {word for word in asked.plain if word in hay}
+            self.present.update(
+                word
+                for word, parts in asked.blank
+                if all(part in hay for part in parts) and word in lowered
+            )
 
     def __contains__(self, word: str) -> bool:
         found = self._known.get(word)
         if found is None:
-            parts = _PARTS.get(word)
-            if parts is None:
-                parts = _PARTS[word] = tuple(word.split())
-            if len(parts) == 1 and parts[0] == word:
+            parts = _parts(word)
+            if parts == (word,):
                 found = word in self._distinct
             else:
                 found = all(part in self._distinct for part in parts) and word in self.lowered
@@ -55,3 +92,6 @@ class Words:
         """Count ``text`` (lowercase) as present too: a rule put it into the text."""
         if text not in self._added:
             self._added += "\n" + text
+            if self._asked is not None:
+                self.present.update(w for w in self._asked.plain if w in text)
+                self.present.update(w for w, _ in self._asked.blank if w in text)
