@@ -48,10 +48,10 @@ _LOOKALIKE = (
 _FOLDABLE = (
     # the first character, a backslash or not ASCII, is a class: `re` skips ASCII text in C
     "[\\\\\x80-\U0010ffff]"
-    f"(?:(?<=[{_INVISIBLE}{_COMPAT}])[{_INVISIBLE}{_COMPAT}]*+"
-    "|(?<=\\\\)\\\\*+(?=[\"'])|(?<=\\\\)\\r?\\n[ \\t]{0,64}+"
-    # an escaped ASCII character: \u0070, \x70 (JSON, JavaScript and Python string escapes)
-    "|(?<=\\\\)(?:u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])"
+    # after a backslash: escaping backslashes before a quote, a line continuation, an escaped
+    # ASCII character: \u0070, \x70 (JSON, JavaScript and Python string escapes)
+    "(?:(?<=\\\\)(?:\\\\*+(?=[\"'])|\\r?\\n[ \\t]{0,64}+|u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])"
+    f"|(?<=[{_INVISIBLE}{_COMPAT}])[{_INVISIBLE}{_COMPAT}]*+"
     # non-ASCII letters touching an ASCII letter or digit: folding may leave them as they are
     "|(?P<letters>(?<=[A-Za-z0-9][^\\x00-\\x7f])[^\\x00-\\x7f]{0,62}+"
     f"|(?<=[{_LOOKALIKE}])[{_LOOKALIKE}]{{0,15}}+(?=[A-Za-z0-9])"
