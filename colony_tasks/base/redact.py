@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from .redact_encoded import redact_encoded
+from .redact_encoded import triggers as encoded_triggers
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
 from .redact_phrases import redact_mnemonics
@@ -261,6 +263,8 @@ def _plain(text: str, lowered: str | None = None) -> str:
         if applied is not work:
             work, low = applied, None
             words.add(_compile(rule, long_text)[1].lower())
+    if not words.present.isdisjoint(encoded_triggers()):
+        work = redact_encoded(work, _plain)
     return redact_mnemonics(work[1:])
 
 
@@ -280,7 +284,8 @@ def _may_trigger(lowered: str) -> bool:
         _short[0] += 1
         if _short[0] < SHORT_CALLS:
             return True
-        triggers = sorted({t for rule in RULES for t in rule.triggers}, key=len, reverse=True)
+        words = {t for rule in RULES for t in rule.triggers}.union(encoded_triggers())
+        triggers = sorted(words, key=len, reverse=True)
         _any_trigger.append(re.compile("|".join(map(re.escape, triggers))))
     return _any_trigger[0].search(lowered) is not None
 
@@ -378,7 +383,8 @@ _asked: list[Asked] = []
 def _triggers() -> Asked:
     """Every rule's triggers, asked of each text at once."""
     if not _asked:
-        _asked.append(Asked(sorted({t for rule in RULES for t in rule.triggers})))
+        triggers = {t for rule in RULES for t in rule.triggers}
+        _asked.append(Asked(sorted(triggers.union(encoded_triggers()))))
     return _asked[0]
 
 
