@@ -252,6 +252,8 @@ def _plain(text: str, lowered: str | None = None) -> str:
     work = "\n" + text
     low: str | None = "\n" + lowered
     for rule in _triggered(words, long_text):
+        if rule.shape and long_text and not words.holds(rule.shape):
+            continue
         anchors = rule.anchors
         if anchors and long_text:
             anchors = tuple(anchor for anchor in anchors if anchor in words)

@@ -15,6 +15,8 @@ Standard library only: every hook process imports this module.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -87,6 +89,14 @@ class Words:
                 found = all(part in self._distinct for part in parts) and word in self.lowered
             self._known[word] = found
         return found or (bool(self._added) and word in self._added)
+
+    def holds(self, shape: str) -> bool:
+        """Whether the pattern ``shape`` (which matches no blank) matches in one of the words
+        (or in a text :meth:`add` was given)."""
+        found = self._known.get(shape)
+        if found is None:
+            found = self._known[shape] = re.search(shape, self._distinct) is not None
+        return found or (bool(self._added) and re.search(shape, self._added) is not None)
 
     def add(self, text: str) -> None:
         """Count ``text`` (lowercase) as present too: a rule put it into the text."""

@@ -5,6 +5,7 @@ whole text, and the windows and folded copies those of the plain loops they repl
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -118,3 +119,35 @@ def test_windows_meet_exactly_where_the_plain_loop_merges_them(extra):
     gap = 2 * redact_fold.FOLD_WINDOW + extra
     sites = [(3000, 3001, "x"), (3001 + gap, 3002 + gap, "y")]
     assert redact_fold.fold_windows(text, sites) == _windows_reference(text, sites)
+
+
+SHAPED = [rule for rule in RULES if rule.shape]
+
+
+def test_the_rules_that_start_with_a_common_class_have_shapes():
+    assert {"wif-private-key", "vendor-prefixed-token"} <= {rule.name for rule in SHAPED}
+
+
+@pytest.mark.parametrize("rule", SHAPED, ids=lambda rule: rule.name)
+def test_every_match_holds_the_rule_shape_and_no_blank(rule):
+    from tests.base.test_redaction_rules import EXAMPLES
+
+    example = EXAMPLES[rule.name][0]
+    matched = 0
+    for pattern in redact._compile(rule, True)[0]:
+        for match in pattern.finditer(f"{example} {example}\n{example}"):
+            matched += 1
+            assert not any(c.isspace() for c in match.group())
+            assert re.search(rule.shape, match.group().lower()), match
+    assert matched
+
+
+@pytest.mark.parametrize("rule", SHAPED, ids=lambda rule: rule.name)
+def test_a_long_text_without_the_shape_skips_the_rule_and_with_it_is_redacted(rule):
+    from tests.base.test_redaction_rules import EXAMPLES
+
+    example, secret, _ = EXAMPLES[rule.name]
+    filler = "ordinary words and code(x) = 1 KL5 key_x\n" * (redact.LONG_TEXT // 40 + 1)
+    words = Words(filler.lower(), distinct=True)
+    assert not words.holds(rule.shape)
+    assert secret not in redact.redact(filler + example + "\n" + filler)
