@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from .redact_columns import WORDS as COLUMN_WORDS
+from .redact_columns import redact_columns
 from .redact_encoded import redact_encoded
 from .redact_encoded import triggers as encoded_triggers
 from .redact_fold import fold, fold_windows, line_chunks, spliced
@@ -265,6 +267,9 @@ def _plain(text: str, lowered: str | None = None) -> str:
         if applied is not work:
             work, low = applied, None
             words.add(_compile(rule, long_text)[1].lower())
+    if not words.present.isdisjoint(COLUMN_WORDS):
+        sql = "insert" in words and "values" in words
+        work = redact_columns(work, work.lower() if low is None else low, sql)
     if not words.present.isdisjoint(encoded_triggers()):
         work = redact_encoded(work, _plain)
     return redact_mnemonics(work[1:])
