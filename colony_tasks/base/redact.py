@@ -391,7 +391,7 @@ def _triggers() -> Asked:
     """Every rule's triggers, asked of each text at once."""
     if not _asked:
         triggers = {t for rule in RULES for t in rule.triggers}
-        _asked.append(Asked(sorted(triggers.union(encoded_triggers()))))
+        _asked.append(Asked(tuple(triggers.union(encoded_triggers()))))
     return _asked[0]
 
 

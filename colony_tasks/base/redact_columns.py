@@ -34,9 +34,10 @@ _NEXT_ROW = r"\s*+,\s*+\("
 _PLACEHOLDER = r"(?i:null|default|\?|%s|\$\d{1,3}|:\w{1,64}|\[REDACTED:[\w-]{1,64}\][^\s]*)"
 _RULE_LINE = r"[ \t|:+-]*-{3,}[ \t|:+-]*"
 _DELIMITERS = ("|", "\t", ",", ";")
+SHORT_TEXT = 4096  # (below, the lines with a word are found without compiling a pattern)
 # A sensitive word at the end of a header field: a delimiter or the line's end after it.
 _HEADER_WORDS = tuple(
-    f"{word}[\"'`\\]]?+(?=[,;\t|\r\n]|[ ]{{1,8}}+\\||\\Z)"
+    f"{word}[\"'`\\]]?+(?=[,;\t|\r\n]|[ \t]*+\\||\\Z)"
     for word in ("pass(?:word|wd|phrase)?", "pwd", "secret", "token", "key", "credentials?")
 )
 _compiled: dict[str, re.Pattern[str]] = {}
@@ -113,6 +114,17 @@ def _sql_values(text: str, lowered: str) -> list[tuple[int, int]]:
 def _table_values(text: str, lowered: str) -> list[tuple[int, int]]:
     """The spans of the values under sensitive columns of every delimited table."""
     heads: set[int] = set()
+    if len(text) <= SHORT_TEXT:  # no pattern to compile: each line with a word and a delimiter
+        for word in WORDS:
+            at = lowered.find(word)
+            while at != -1:
+                head = lowered.rfind("\n", 0, at) + 1
+                end = lowered.find("\n", at)
+                end = len(lowered) if end == -1 else end
+                if any(d in lowered[head:end] for d in _DELIMITERS):
+                    heads.add(head)
+                at = lowered.find(word, end)
+        return _tables(text, heads)
     for source in _HEADER_WORDS:  # (each starts with a literal: re jumps between its places)
         pattern = _re(source)
         match = pattern.search(lowered)
@@ -120,6 +132,11 @@ def _table_values(text: str, lowered: str) -> list[tuple[int, int]]:
             heads.add(lowered.rfind("\n", 0, match.start()) + 1)
             end = lowered.find("\n", match.end())
             match = None if end == -1 else pattern.search(lowered, end)
+    return _tables(text, heads)
+
+
+def _tables(text: str, heads: set[int]) -> list[tuple[int, int]]:
+    """The spans of the sensitive values of the tables whose header may start at ``heads``."""
     spans: list[tuple[int, int]] = []
     done = 0
     for head in sorted(heads):

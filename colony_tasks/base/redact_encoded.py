@@ -26,31 +26,28 @@ NAMES = ("PASSW", "SECRET", "TOKEN", "_KEY", "APIKEY")
 _RUN = r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}+={0,2}+(?![A-Za-z0-9+/=_-])"
 _BLANKS = {ord("\n"): None, ord("\r"): None, ord("\t"): None}
 _compiled: list[re.Pattern[str]] = []
-_forms: list[tuple[str, ...]] = []
 
 
 def forms() -> tuple[str, ...]:
     """The base64 forms of :data:`NAMES` (upper and lower case, each of the three offsets in
-    a group of three bytes): the characters that depend on the name's bytes alone."""
-    if not _forms:
-        import base64
+    a group of three bytes): the characters that depend on the name's bytes alone. Written out
+    in :data:`FORMS` (a hook process does not import base64 for them);
+    tests/base/test_redaction_encoded.py derives them."""
+    return FORMS
 
-        found: set[str] = set()
-        for name in NAMES:
-            for spelling in (name, name.lower()):
-                raw = spelling.encode()
-                for offset in range(3):
-                    encoded = base64.b64encode(b"\0" * offset + raw + b"\0\0").decode()
-                    first = -(-8 * offset // 6)  # the first character all inside the name
-                    last = 8 * (offset + len(raw)) // 6
-                    found.add(encoded[first:last])
-        _forms.append(tuple(sorted(found)))
-    return _forms[0]
+
+FORMS = (
+    "0b2tlb", "9LRV", "9rZX", "BBU1NX", "BUElLRV", "Bhc3N3", "FQSUtFW", "FwaWtle", "NFQ1JFV",
+    "NlY3Jld", "QQVNTV", "QVBJS0VZ", "RPS0VO", "Rva2Vu", "TRUNSRV", "U0VDUkVU", "UEFTU1",
+    "UT0tFT", "VE9LRU", "X0tFW", "X2tle", "YXBpa2V5", "c2VjcmV0", "cGFzc3", "dG9rZW", "fS0VZ",
+    "fa2V5", "hcGlrZX", "wYXNzd", "zZWNyZX",
+)  # fmt: skip
+_triggers = tuple(sorted({form.lower() for form in FORMS}))
 
 
 def triggers() -> tuple[str, ...]:
     """What a text must hold (lowercase) for :func:`redact_encoded` to find anything."""
-    return tuple(sorted({form.lower() for form in forms()}))
+    return _triggers
 
 
 def redact_encoded(text: str, redact: Callable[[str], str]) -> str:

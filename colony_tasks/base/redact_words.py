@@ -17,11 +17,6 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-
 # Each word's blank-separated parts (the rules' words are few and asked of every text).
 _PARTS: dict[str, tuple[str, ...]] = {}
 
@@ -34,19 +29,22 @@ def _parts(word: str) -> tuple[str, ...]:
 
 
 class Asked:
-    """Words asked of every text at once (the rules' triggers): those without blanks, and
-    those with blanks, each with its parts."""
+    """Words asked of every text at once (the rules' triggers); for a long text's distinct
+    words, split into those without blanks and those with, each with its parts."""
 
-    __slots__ = ("plain", "blank")
+    __slots__ = ("words", "_split")
 
-    def __init__(self, words: Iterable[str]) -> None:
-        self.plain: tuple[str, ...] = ()
-        self.blank: tuple[tuple[str, tuple[str, ...]], ...] = ()
-        for word in words:
-            if _parts(word) == (word,):
-                self.plain += (word,)
-            else:
-                self.blank += ((word, _parts(word)),)
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.words = words
+        self._split: list[tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]] = []
+
+    def split(self) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """The words without blanks, and those with blanks each with its parts."""
+        if not self._split:
+            plain = tuple(w for w in self.words if _parts(w) == (w,))
+            blank = tuple((w, _parts(w)) for w in self.words if _parts(w) != (w,))
+            self._split.append((plain, blank))
+        return self._split[0]
 
 
 class Words:
@@ -70,13 +68,14 @@ class Words:
         self._added = ""
         self._asked = asked
         self.present: set[str] = set()
-        if asked is not None:
+        if asked is not None and self._distinct is lowered:  # (a word is found as it is)
+            self.present = {word for word in asked.words if word in lowered}
+        elif asked is not None:
             hay = self._distinct
-            self.present = {word for word in asked.plain if word in hay}
+            plain, blank = asked.split()
+            self.present = {word for word in plain if word in hay}
             self.present.update(
-                word
-                for word, parts in asked.blank
-                if all(part in hay for part in parts) and word in lowered
+                word for word, parts in blank if all(p in hay for p in parts) and word in lowered
             )
 
     def __contains__(self, word: str) -> bool:
@@ -103,5 +102,4 @@ class Words:
         if text not in self._added:
             self._added += "\n" + text
             if self._asked is not None:
-                self.present.update(w for w in self._asked.plain if w in text)
-                self.present.update(w for w, _ in self._asked.blank if w in text)
+                self.present.update(w for w in self._asked.words if w in text)

@@ -72,3 +72,19 @@ def test_a_long_table_is_read_once_and_every_row_replaced():
     cleaned = redact.redact("name,password\n" + rows)
     assert "Pw0" not in cleaned
     assert cleaned.count(M) == 20_000
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "host,port,db_password\ndb1,5432,Hn7!pQ2x\n",
+        "| service   |   secret            |\n|---|---|\n| mail | m41l-S3cret |\n",
+        "name\tTOKEN\r\nci\tT0k3n-Abc\r\n",
+    ],
+)
+def test_a_table_in_a_long_text_is_found_as_in_a_short_one(table):
+    # (a short text's header lines are found in Python, a long text's by patterns)
+    filler = "ordinary words, and code(x) = key\n" * (redact.LONG_TEXT // 30 + 1)
+    short = redact.redact(table)
+    assert short != table
+    assert redact.redact(filler + table + filler) == filler + short + filler

@@ -52,6 +52,18 @@ def test_every_name_encodes_to_one_of_the_forms_at_every_offset(name, offset):
         assert any(form in encoded for form in forms()), (spelling, offset)
 
 
+def test_the_written_out_forms_are_those_of_the_names():
+    found = set()
+    for name in NAMES:
+        for spelling in (name, name.lower()):
+            raw = spelling.encode()
+            for offset in range(3):
+                encoded = base64.b64encode(b"\0" * offset + raw + b"\0\0").decode()
+                first = -(-8 * offset // 6)  # the first character all inside the name
+                found.add(encoded[first : 8 * (offset + len(raw)) // 6])
+    assert forms() == tuple(sorted(found))
+
+
 def test_a_long_text_with_a_base64_secret_is_redacted():
     filler = "ordinary words and code(x) = 1\n" * (redact.LONG_TEXT // 30 + 1)
     blob = b64(ENV)
