@@ -11,6 +11,7 @@ may import it).
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,10 +48,10 @@ _LOOKALIKE = (
 _FOLDABLE = (
     # the first character, a backslash or not ASCII, is a class: `re` skips ASCII text in C
     "[\\\\\x80-\U0010ffff]"
-    f"(?:(?<=[{_INVISIBLE}{_COMPAT}])[{_INVISIBLE}{_COMPAT}]*+"
-    "|(?<=\\\\)\\\\*+(?=[\"'])|(?<=\\\\)\\r?\\n[ \\t]{0,64}+"
-    # an escaped ASCII character: \u0070, \x70 (JSON, JavaScript and Python string escapes)
-    "|(?<=\\\\)(?:u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])"
+    # after a backslash: escaping backslashes before a quote, a line continuation, an escaped
+    # ASCII character: \u0070, \x70 (JSON, JavaScript and Python string escapes)
+    "(?:(?<=\\\\)(?:\\\\*+(?=[\"'])|\\r?\\n[ \\t]{0,64}+|u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])"
+    f"|(?<=[{_INVISIBLE}{_COMPAT}])[{_INVISIBLE}{_COMPAT}]*+"
     # non-ASCII letters touching an ASCII letter or digit: folding may leave them as they are
     "|(?P<letters>(?<=[A-Za-z0-9][^\\x00-\\x7f])[^\\x00-\\x7f]{0,62}+"
     f"|(?<=[{_LOOKALIKE}])[{_LOOKALIKE}]{{0,15}}+(?=[A-Za-z0-9])"
@@ -173,13 +174,17 @@ def _fold_run(text: str, at: int, end: int, unicodedata: Any) -> list[tuple[str,
 def fold_windows(text: str, sites: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
     """The spans of ``text`` whose folded copy the rules must see: each place folding
     changes, with :data:`FOLD_WINDOW` characters on either side, widened to line ends."""
-    spans: list[list[int]] = []
-    for at, end, _ in sites:
-        a, b = max(at - FOLD_WINDOW, 0), min(end + FOLD_WINDOW, len(text))
-        if spans and a <= spans[-1][1]:
-            spans[-1][1] = b
-        else:
-            spans.append([a, b])
+    if not sites:
+        return []
+    # sites whose windows meet share one span (a comprehension: a site every few characters)
+    gap = 2 * FOLD_WINDOW
+    breaks = [i for i, (at, _, _) in enumerate(sites) if i and at - sites[i - 1][1] > gap]
+    firsts = [0, *breaks]
+    lasts = [i - 1 for i in breaks] + [len(sites) - 1]
+    spans = [
+        (max(sites[i][0] - FOLD_WINDOW, 0), min(sites[j][1] + FOLD_WINDOW, len(text)))
+        for i, j in zip(firsts, lasts, strict=True)
+    ]
     windows: list[tuple[int, int]] = []
     kept_from = 0
     for a, b in spans:
@@ -258,11 +263,10 @@ def _site_folded(before: str, run: str, after: str) -> str:
 
 def spliced(text: str, sites: list[tuple[int, int, str]], a: int, b: int) -> str:
     """text[a:b] with the sites (all inside it) replaced by what they fold to."""
-    pieces: list[str] = []
-    last = a
-    for at, end, folded in sites:
-        pieces.append(text[last:at])
-        pieces.append(folded)
-        last = end
-    pieces.append(text[last:b])
-    return "".join(pieces)
+    if not sites:
+        return text[a:b]
+    froms = [a, *(end for _, end, _ in sites)]
+    tos = [*(at for at, _, _ in sites), b]
+    folds = [*(folded for _, _, folded in sites), ""]
+    between = map(text.__getitem__, map(slice, froms, tos))
+    return "".join(chain.from_iterable(zip(between, folds, strict=True)))

@@ -63,9 +63,14 @@ class Rule:
     the word from a pass that cannot match.
 
     ``anchors``: lowercase substrings of which one starts every match, where the pattern
-    itself cannot tell ``re`` so (it starts with a lookbehind or a case-insensitive
-    alternation, and ``re`` then tries every position of the text). Such a rule is tried only
-    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`)."""
+    itself cannot tell ``re`` so (it starts with a lookbehind or an alternation, and ``re``
+    then tries every position of the text). Such a rule is tried only
+    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`).
+
+    ``shape``: a pattern that every match, lowercase, holds, and that holds no blank: a long
+    text is asked for it among its distinct words (a much shorter string, see
+    :mod:`colony_tasks.base.redact_words`) before the rule scans the whole text, for rules whose
+    start ``re`` finds slowly (a class of common characters)."""
 
     __slots__ = (
         "name",
@@ -79,6 +84,7 @@ class Rule:
         "needs",
         "within",
         "anchors",
+        "shape",
     )
 
     def __init__(
@@ -93,10 +99,12 @@ class Rule:
         within: int = 0,
         scan: bool = False,
         anchors: tuple[str, ...] = (),
+        shape: str = "",
     ) -> None:
         self.name, self.kind, self.triggers = name, kind, triggers
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
         self.needs, self.within, self.anchors = needs, within, anchors
+        self.shape = shape
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal (or ``scan``: its pattern finds candidates faster than its
         # triggers do): scanning a long text for it costs about what looking for a trigger

@@ -55,7 +55,12 @@ KEYS: tuple[tuple, ...] = (
         f"[5KL](?<![A-Za-z0-9+/=][5KL])(?:(?<=5)[HJK][{_B58}]{{49}}|(?<=[KL])[{_B58}]{{51}})"
         "(?![A-Za-z0-9+/=])",
         # a digit follows the first character (all but one in 10,000 keys hold one)
-        {"scan": True, "needs": tuple("123456789"), "within": 53},
+        {
+            "scan": True,
+            "needs": tuple("123456789"),
+            "within": 53,
+            "shape": "[5kl][1-9a-z]{50}",
+        },
     ),
     # -- a token with a short vendor prefix -------------------------------------------------
     # A prefix of two to eight letters at a word start (kept), "_" or "-", then 32 or more
@@ -72,6 +77,6 @@ KEYS: tuple[tuple, ...] = (
         "(?=[A-Za-z0-9_]{0,64}?[A-Z])(?=[A-Za-z0-9_]{0,64}?[a-z])(?=[A-Za-z0-9_]{0,64}?[0-9])"
         "[A-Za-z0-9_]{32,256}+(?![A-Za-z0-9+/=-])",
         # the run holds a digit in its first 65 characters
-        {"scan": True, "needs": tuple("0123456789"), "within": 67},
+        {"scan": True, "needs": tuple("0123456789"), "within": 67, "shape": "[_-][a-z0-9_]{32}"},
     ),
 )

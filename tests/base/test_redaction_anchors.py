@@ -18,6 +18,8 @@ ANCHORED = [rule for rule in RULES if rule.anchors]
 def test_the_slow_rules_have_anchors():
     names = {rule.name for rule in ANCHORED}
     assert {"label-ascii", "label-other", "cli-short-p", "cli-oracle-login"} <= names
+    # those that start with an alternation of words
+    assert {"env-keyword", "cli-stdin-pipe", "cli-secret-store", "sql-password"} <= names
 
 
 @pytest.mark.parametrize("rule", ANCHORED, ids=lambda rule: rule.name)

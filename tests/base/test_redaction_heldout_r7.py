@@ -36,7 +36,7 @@ def test_every_entry_holds_its_secret():
 
 
 def test_at_least_90_percent_of_the_development_set_is_caught():
-    # left: SQL VALUES, a base64-encoded .env, the second piece of a string split over lines
+    # left: SQL VALUES, the second piece of a string split over lines
     caught, total = rates(DEV)
     assert sum(caught.values()) / sum(total.values()) >= 0.9
 

@@ -1,0 +1,105 @@
+"""Which of the rules' words (triggers, anchors) a text holds, asked once per word.
+
+:mod:`colony_tasks.base.redact` runs a rule only when one of its triggers occurs in the text,
+and tries a rule with anchors only where one of them starts. On a long text each such question
+asked of the whole text is a full scan (about half a millisecond per megabyte each, for some
+three hundred words). A long text is therefore asked through its *distinct* words: one
+``split`` (in C) of its lowercase form into the runs between blanks, kept once each and joined
+by newlines. A word without blanks occurs in the text exactly when it occurs inside one of
+those runs, so it is looked for in that much shorter string; a word with blanks is looked for in
+the text only when each of its blank-separated parts is there. Prose, code and logs repeat
+their words, so the distinct ones are a small part of the text.
+
+Standard library only: every hook process imports this module.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each word's blank-separated parts (the rules' words are few and asked of every text).
+_PARTS: dict[str, tuple[str, ...]] = {}
+
+
+def _parts(word: str) -> tuple[str, ...]:
+    parts = _PARTS.get(word)
+    if parts is None:
+        parts = _PARTS[word] = tuple(word.split())
+    return parts
+
+
+class Asked:
+    """Words asked of every text at once (the rules' triggers); for a long text's distinct
+    words, split into those without blanks and those with, each with its parts."""
+
+    __slots__ = ("words", "_split")
+
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.words = words
+        self._split: list[tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]] = []
+
+    def split(self) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """The words without blanks, and those with blanks each with its parts."""
+        if not self._split:
+            plain = tuple(w for w in self.words if _parts(w) == (w,))
+            blank = tuple((w, _parts(w)) for w in self.words if _parts(w) != (w,))
+            self._split.append((plain, blank))
+        return self._split[0]
+
+
+class Words:
+    """The answers for one text: ``word in words`` is whether ``word`` (lowercase) occurs in
+    ``lowered`` or in a text :meth:`add` was given (a marker a rule has put in the text);
+    ``present`` holds the asked words (see :class:`Asked`) that do, found at once by a set
+    comprehension rather than a call per word."""
+
+    __slots__ = ("lowered", "present", "_distinct", "_known", "_added", "_asked")
+
+    def __init__(self, lowered: str, distinct: bool, asked: Asked | None = None) -> None:
+        """``lowered``: the text's lowercase form; ``distinct``: ask its distinct words rather
+        than the text itself (worth the ``split`` on a long text only)."""
+        self.lowered = lowered
+        self._distinct = lowered
+        if distinct:
+            joined = "\n".join(set(lowered.split()))
+            if len(joined) < len(lowered):
+                self._distinct = joined
+        self._known: dict[str, bool] = {}
+        self._added = ""
+        self._asked = asked
+        self.present: set[str] = set()
+        if asked is not None and self._distinct is lowered:  # (a word is found as it is)
+            self.present = {word for word in asked.words if word in lowered}
+        elif asked is not None:
+            hay = self._distinct
+            plain, blank = asked.split()
+            self.present = {word for word in plain if word in hay}
+            self.present.update(
+                word for word, parts in blank if all(p in hay for p in parts) and word in lowered
+            )
+
+    def __contains__(self, word: str) -> bool:
+        found = self._known.get(word)
+        if found is None:
+            parts = _parts(word)
+            if parts == (word,):
+                found = word in self._distinct
+            else:
+                found = all(part in self._distinct for part in parts) and word in self.lowered
+            self._known[word] = found
+        return found or (bool(self._added) and word in self._added)
+
+    def holds(self, shape: str) -> bool:
+        """Whether the pattern ``shape`` (which matches no blank) matches in one of the words
+        (or in a text :meth:`add` was given)."""
+        found = self._known.get(shape)
+        if found is None:
+            found = self._known[shape] = re.search(shape, self._distinct) is not None
+        return found or (bool(self._added) and re.search(shape, self._added) is not None)
+
+    def add(self, text: str) -> None:
+        """Count ``text`` (lowercase) as present too: a rule put it into the text."""
+        if text not in self._added:
+            self._added += "\n" + text
+            if self._asked is not None:
+                self.present.update(w for w in self._asked.words if w in text)
