@@ -370,15 +370,15 @@ def before_edit(
         else:
             base, base_hash = row["base"], row["base_hash"]
         others = store.others_regions(lane.repo_id, rel, me.id)
-        if items is None:
-            base_hash = WHOLE_FILE
-            after = disk
-        else:
-            after = project(disk, items)
         found: list[Overlap] = []
-        if others and after is not None:
+        if others:
             now = _changes(base, base_hash, disk)
-            found = compare(me, rel, (base, base_hash, after), set(now), others)
+            if items is None:  # what it writes is not said: it stands for the whole file
+                base_hash, after = WHOLE_FILE, disk
+            else:
+                after = project(disk, items)
+            if after is not None:
+                found = compare(me, rel, (base, base_hash, after), set(now), others)
         told, new = _told(row, found)
         if row is None or new:
             store.save_region(
