@@ -21,7 +21,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +89,8 @@ def read(root: str, rel: str) -> str | None:
 
 
 def digest(text: str | None) -> str:
+    import hashlib  # here: only edits need it, and every cold hook would pay ~2.5 ms (OpenSSL)
+
     return "" if text is None else hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
