@@ -14,7 +14,7 @@ the base commit. Deterministic for a seed; the source folders are given on the c
     python bench/heldout_pairs.py --lang ts DIR --lang rust DIR --lang go DIR [--n 150] [--seed 11]
         --out pairs.json
 
-The figures in the closing note of issue 34 used, with the defaults: TypeScript, the ``src``
+The stand-in measured for issue 34 used, with the defaults: TypeScript, the ``src``
 folders of the npm packages ``zod`` and ``effect``; Rust, the crates of the Debian packages
 ``librust-regex-dev`` (1.7.1) and ``librust-serde-json-dev`` (1.0.87); Go,
 ``golang-github-spf13-cobra-dev`` (1.6.1) — each ``.deb`` fetched with ``apt-get download``
