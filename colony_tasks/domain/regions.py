@@ -21,7 +21,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +91,8 @@ def read(root: str, rel: str) -> str | None:
 
 
 def digest(text: str | None) -> str:
+    import hashlib  # here: only edits need it, and every cold hook would pay ~2.5 ms (OpenSSL)
+
     return "" if text is None else hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()
 
 
@@ -374,15 +375,15 @@ def before_edit(
         else:
             base, base_hash = row["base"], row["base_hash"]
         others = store.others_regions(lane.repo_id, rel, me.id)
-        if items is None:
-            base_hash = WHOLE_FILE
-            after = disk
-        else:
-            after = project(disk, items)
         found: list[Overlap] = []
-        if others and after is not None:
+        if others:
             now = _changes(base, base_hash, disk)
-            found = compare(me, rel, (base, base_hash, after), set(now), others)
+            if items is None:  # what it writes is not said: it stands for the whole file
+                base_hash, after = WHOLE_FILE, disk
+            else:
+                after = project(disk, items)
+            if after is not None:
+                found = compare(me, rel, (base, base_hash, after), set(now), others)
         told, new = _told(row, found)
         if row is None or new:
             store.save_region(

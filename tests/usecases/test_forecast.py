@@ -163,3 +163,23 @@ def test_the_warning_names_the_function_both_changes_are_in(
         store, "s2", "codex", feature, "core.py", "    return 0\n", "  return 1\n"
     )
     assert apart == events.NOTHING
+
+
+def test_a_session_on_a_pulled_base_is_compared_through_the_content(
+    store: Store, trees: tuple[Path, Path]
+):
+    main, feature = trees
+    # main moves on (two lines on top) after the feature branch forked; the session on main
+    # takes that as its base, the one on feature keeps the old one.
+    (main / "core.py").write_text("new 1\nnew 2\n" + LINES)
+    git(main, "commit", "-q", "-am", "top")
+    a = start(store, main, "s1", "claude")
+    start(store, feature, "s2", "codex")
+    edit(store, "s1", "claude", main, "line 5\n", "line five\n")  # its base line 7
+    # Line 7 is base line 7 of the feature's base too, but two lines below line 5: clean.
+    apart, _ = edit(store, "s2", "codex", feature, "line 7\n", "line seven\n")
+    assert apart == events.NOTHING
+    # Line 4 is four lines above by number, and touches line 5 by content: a conflict.
+    touching, _ = edit(store, "s2", "codex", feature, "line 4\n", "line four\n")
+    assert [o.handle for o in touching.overlaps] == [a.handle]
+    assert (touching.overlaps[0].first, touching.overlaps[0].last) == (4, 5)
