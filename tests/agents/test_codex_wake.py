@@ -47,16 +47,6 @@ def _codex_session(sandbox: Sandbox) -> tuple[str, str, bool] | None:
         store.close()
 
 
-def _delivery(sandbox: Sandbox, question: int) -> tuple[str, str]:
-    store = _store(sandbox)
-    try:
-        row = store._one("SELECT state, via FROM recipients WHERE observation_id = ?", (question,))
-        assert row is not None
-        return row[0], row[1]
-    finally:
-        store.close()
-
-
 def test_an_idle_codex_thread_on_the_daemon_is_woken_by_a_question(sandbox: Sandbox):
     sandbox.write("pay.py", "PORT = 0\n")
     sandbox.commit()
@@ -105,9 +95,42 @@ def test_an_idle_codex_thread_on_the_daemon_is_woken_by_a_question(sandbox: Sand
                 )
             finally:
                 client.close()
-    print("asked:", asked)
-    print("woken request (tail):", woken[-600:])
-    assert "colony-tasks: dana asked you a question" in woken
-    assert QUESTION not in woken.split("colony-tasks: dana asked you a question")[0]
+    woken_at = woken.find("colony-tasks: dana asked you a question")
+    print("woken request:", woken[max(0, woken_at - 200) : woken_at + 300])
+    print("thread events after the first turn:", _events_after_first_turn(client))
+    assert woken_at >= 0
+    assert QUESTION not in woken  # the note names the item; its text stays off the command line
+    note = _items(client, "userMessage")[-1]
+    assert f"asked you a question (#{asked.id})" in note
+    assert _items(client, "agentMessage")[-1] == "It is 8080."
     assert client.count("turn/started") == 2
+    recipient = _recipient(sandbox, asked.id)
+    assert (recipient["state"], recipient["via"]) == ("delivered", "wake")
     assert sandbox.hook_log() == ""
+
+
+def _items(client: Client, kind: str) -> list[str]:
+    """The texts of the thread's completed items of ``kind``, in order."""
+    found = []
+    for message in client.messages:
+        item = (message.get("params") or {}).get("item") or {}
+        if message.get("method") == "item/completed" and item.get("type") == kind:
+            parts = item.get("content") or [{"text": item.get("text", "")}]
+            found.append("".join(str(p.get("text", "")) for p in parts))
+    return found
+
+
+def _events_after_first_turn(client: Client) -> list[str]:
+    methods = [str(m.get("method")) for m in client.messages if "method" in m]
+    first = methods.index("turn/completed")
+    keep = ("turn/", "thread/queue", "item/completed")
+    return [m for m in methods[first + 1 :] if m.startswith(keep)]
+
+
+def _recipient(sandbox: Sandbox, question: int) -> dict:
+    store = _store(sandbox)
+    try:
+        (row,) = store.recipients(question)
+        return row
+    finally:
+        store.close()
