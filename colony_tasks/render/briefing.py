@@ -395,7 +395,7 @@ def wake_text(store: Store, session_id: str, items: Sequence[Observation]) -> st
 
 
 #: How a queued wake names each kind of item (see :func:`wake_note`).
-WAKE_WORDS = {
+WAKE_WORDS: dict[str, str] = {
     ObsKind.QUESTION: "asked you a question",
     ObsKind.HANDOFF: "handed you work",
     ObsKind.TURN: "passed you a chain turn",
