@@ -51,7 +51,7 @@ from ..base.redact import redact
 from ..store import Store, open_local, wal
 from ..store.faults import storage_failure
 from . import apply as apply_mod
-from . import bounds, held, wire
+from . import bounds, codex_queue, held, wire
 from .waits import Waits
 
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
@@ -395,6 +395,7 @@ class LocalRelay(Relay):
             self.work_seconds += time.perf_counter() - start
         self.served += 1
         self.waits.saw(request)
+        codex_queue.watch(self.waits, self.store, request)
         return reply
 
     def apply_held(self, request: dict[str, Any]) -> None:

@@ -24,6 +24,11 @@ logged, and the session's own wait goes on. One thread serves every waiter:
   to 30 s for background hooks at exit, and runs SessionEnd only after), a newer wait for the
   same session arrives, the relay stops or retires, or after the client's ``for`` seconds.
 
+A Codex session hosted by its shared app-server has no waiting client: when the relay applies
+its Stop it holds a *watch* for it (:meth:`Waits.watch`), answered the same way, by the same
+thread, but delivered by a callable (``codex queue``: :mod:`colony_tasks.relay.codex_queue`)
+in a thread of its own; the items go back to pending when it fails.
+
 No wait runs any query while nobody waits; the thread exits with the last waiter.
 """
 
@@ -33,9 +38,11 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..base import paths
+from ..base.models import Observation
 from ..domain import wake
 from ..render import briefing
 from ..store import Store
@@ -55,11 +62,22 @@ MAX_WAITS_PER_AGENT = 8
 IDLE_EVENTS = frozenset({"stop", "stop-failure", "notification"})
 
 
+#: A watch's delivery: the claimed items of its session; whether they reached it.
+Deliver = Callable[[Sequence[Observation]], bool]
+
+
 class Waiter:
-    def __init__(self, session: str, pid: int | None, conn: socket.socket | None) -> None:
+    def __init__(
+        self,
+        session: str,
+        pid: int | None,
+        conn: socket.socket | None,
+        deliver: Deliver | None = None,
+    ) -> None:
         self.session = session
         self.pid = pid
         self.conn = conn
+        self.deliver = deliver
         self.done = threading.Event()
         self.reply: dict[str, Any] = {"done": "timeout"}
 
@@ -165,6 +183,40 @@ class Waits:
                 self._held(store, session, False)
         return waiter.reply
 
+    def watch(self, store: Store, session: str, pid: int, deliver: Deliver) -> bool:
+        """Hold a watch for an idle session that no client waits for (Codex): ``deliver``
+        takes its items when one wakes it. It ends as a wait does (the session resumes or
+        ends, its agent exits), or when it has delivered. Whether it is held."""
+        waiter = Waiter(session, pid, None, deliver)
+        with self.lock:
+            if self.closed:
+                return False
+            old = self.waiters.get(session)
+            if old is None and self._full(pid):
+                return False
+            if old is not None:
+                old.finish({"done": "superseded"})
+            self.waiters[session] = waiter
+            self.nudged = True
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="relay-waits", daemon=True)
+                self.thread.start()
+            self.lock.notify_all()
+        self._held(store, session, True)
+        return True
+
+    def _forget(self, store: Store, waiters: list[Waiter]) -> None:
+        """Drop the watches that ended (a wait's own thread drops a wait)."""
+        for waiter in waiters:
+            if waiter.deliver is None or not waiter.done.is_set():
+                continue
+            with self.lock:
+                last = self.waiters.get(waiter.session) is waiter
+                if last:
+                    del self.waiters[waiter.session]
+            if last:
+                self._held(store, waiter.session, False)
+
     def _full(self, agent: int) -> bool:
         """Whether no new wait may be held (the lock held): too many in all, or of ``agent``."""
         if len(self.waiters) >= MAX_WAITS:
@@ -246,11 +298,12 @@ class Waits:
                 if not waiter.alive():
                     waiter.finish({"done": "gone"})
             live = [w for w in waiters if not w.done.is_set()]
-            if not live:
-                continue
             try:
                 store = self._store()
                 if store is None:
+                    continue
+                self._forget(store, waiters)
+                if not live:
                     continue
                 now = time.monotonic()
                 current = store.data_version()
@@ -275,6 +328,10 @@ class Waits:
                 waiter.finish({"done": "gone"})
                 continue
             items = wake.claim(store, waiter.session)
+            if items and waiter.deliver is not None:
+                if waiter.finish({"wake": "queued", "ids": [o.id for o in items]}):
+                    self._deliver(waiter.session, waiter.deliver, items)
+                continue
             if items and not waiter.finish(
                 {
                     "wake": briefing.wake_text(store, waiter.session, items),
@@ -282,3 +339,19 @@ class Waits:
                 }
             ):
                 store.unmark_delivered(waiter.session, [o.id for o in items])
+
+    def _deliver(self, session: str, deliver: Deliver, items: list[Observation]) -> None:
+        """Run a watch's delivery in a thread of its own (it may take seconds); its items go
+        back to pending when it fails (the session's next hook delivers them)."""
+
+        def run() -> None:
+            try:
+                reached = deliver(items)
+            except Exception as error:  # noqa: BLE001 - a failed delivery unclaims
+                paths.log(f"relay: wake delivery failed: {type(error).__name__}: {error}")
+                reached = False
+            store = self._store()
+            if not reached and store is not None:
+                store.unmark_delivered(session, [o.id for o in items])
+
+        threading.Thread(target=run, name="relay-wake-delivery", daemon=True).start()

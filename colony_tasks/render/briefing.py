@@ -394,6 +394,32 @@ def wake_text(store: Store, session_id: str, items: Sequence[Observation]) -> st
     return fence(mid_turn(store, session, items))
 
 
+#: How a queued wake names each kind of item (see :func:`wake_note`).
+WAKE_WORDS: dict[str, str] = {
+    ObsKind.QUESTION: "asked you a question",
+    ObsKind.HANDOFF: "handed you work",
+    ObsKind.TURN: "passed you a chain turn",
+    ObsKind.INTERFACE: "changed an interface you use",
+}
+
+
+def wake_note(items: Sequence[Observation]) -> str:
+    """The short prompt a queued wake starts a Codex turn with: who sent what, never the
+    items' text (it travels on a command line), and how to read them."""
+    shown = items[:MAX_ITEMS]
+    parts = [
+        f"{one_line(o.handle or o.session_id or '?')} "
+        f"{WAKE_WORDS.get(o.kind, 'sent you an urgent item')} (#{o.id})"
+        for o in shown
+    ]
+    more = f" and {len(items) - len(shown)} more" if len(items) > len(shown) else ""
+    ids = ", ".join(str(o.id) for o in shown)
+    return (
+        f"{PREFIX}: {'; '.join(parts)}{more} while you were idle — read it with"
+        f" get_observations(ids=[{ids}]) or task_updates_since, then answer."
+    )
+
+
 def woke(rows: Sequence[dict]) -> str | None:
     """Which of the session's items reached an idle recipient (colony_tasks.domain.wake)."""
     if not rows:
