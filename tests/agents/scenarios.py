@@ -102,9 +102,12 @@ QWEN = Client(
     prepare=lambda path: [call("read_file", file_path=str(path))],  # edit refuses unread files
 )
 
-# A colony-tasks text in a request: from a line that starts with our name to a blank line, an
-# XML closing tag the client wraps it in, or the end of the string it is in.
-_COLONY_TEXT = re.compile(r"^colony-tasks.*?(?=\n\s*\n|\s*</[\w:.-]+>|\Z)", re.M | re.S)
+# A colony-tasks text in a request: from our name as our texts start ("colony-tasks: ",
+# "colony-tasks (re-brief...", "colony-tasks — chain...", not a tool or server name) to a blank
+# line, an XML closing tag the client wraps it in, or the end of the string it is in.
+_COLONY_TEXT = re.compile(
+    r"(?<![\w-])colony-tasks(?=:| \(| —).*?(?=\n\s*\n|\s*</[\w:.-]+>|\Z)", re.S
+)
 
 
 def _strings(body: Any) -> list[str]:
