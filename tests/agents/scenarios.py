@@ -10,15 +10,21 @@ the names of its shell and ``ask_question`` tools.
 - :func:`claude_edits_after_other`: the same, the other way round.
 - :func:`question_from_claude` / :func:`question_to_claude`: one session waits in a tool call
   while the other asks it :data:`QUESTION` through our MCP server.
+
+:func:`chars_per_turn` is the capability table's measure of what colony-tasks costs a model,
+taken on one scenario for every client: the edit that meets Claude's change.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .gemini_server import GeminiServer
 from .model_server import (
     ChatCompletionsServer,
     MessagesServer,
@@ -47,6 +53,7 @@ class Client:
     edit_tool: str
     shell_tool: str = ""
     ask_tool: str = ""
+    prepare: Callable[[Path], list[Step]] = lambda path: []  # steps before its edit
 
 
 def _codex_patch(path: Path, old: str, new: str) -> Step:
@@ -74,6 +81,59 @@ OPENCODE = Client(
     shell_tool="bash",
     ask_tool="colony-tasks_ask_question",
 )
+
+GEMINI = Client(
+    "gemini",
+    "Gemini CLI",
+    GeminiServer,
+    lambda path, old, new: call(
+        "replace", file_path=path.name, old_string=old, new_string=new, instruction="edit"
+    ),
+    "replace",
+    ask_tool="mcp_colony-tasks_ask_question",
+)
+QWEN = Client(
+    "qwen",
+    "Qwen Code",
+    ChatCompletionsServer,
+    lambda path, old, new: call("edit", file_path=str(path), old_string=old, new_string=new),
+    "edit",
+    ask_tool="mcp__colony-tasks__ask_question",
+    prepare=lambda path: [call("read_file", file_path=str(path))],  # edit refuses unread files
+)
+
+# A colony-tasks text in a request: from our name as our texts start ("colony-tasks: ",
+# "colony-tasks (re-brief...", "colony-tasks — chain...", not a tool or server name) to a blank
+# line, an XML closing tag the client wraps it in, or the end of the string it is in.
+_COLONY_TEXT = re.compile(
+    r"(?<![\w-])colony-tasks(?=:| \(| —).*?(?=\n\s*\n|\s*</[\w:.-]+>|\Z)", re.S
+)
+
+
+def _strings(body: Any) -> list[str]:
+    if isinstance(body, str):
+        return [body]
+    if isinstance(body, dict):
+        return [s for key, value in body.items() if key != "tools" for s in _strings(value)]
+    if isinstance(body, list):
+        return [s for value in body for s in _strings(value)]
+    return []
+
+
+def chars_per_turn(requests: list[dict[str, Any]]) -> int:
+    """Characters of colony-tasks context a session's model received per model turn: each
+    colony-tasks text counted in the request that first carried it (a request resends the
+    history), summed over ``requests`` (the session's main-loop requests) and divided by their
+    number."""
+    seen: set[str] = set()
+    total = 0
+    for body in requests:
+        strings = _strings(body)
+        for text in strings:
+            if text not in seen:
+                total += sum(len(m.group(0)) for m in _COLONY_TEXT.finditer(text))
+        seen.update(strings)
+    return round(total / len(requests)) if requests else 0
 
 
 @dataclass
@@ -123,7 +183,9 @@ def other_edits_after_claude(sandbox: Sandbox, client: Client) -> Pair:
             say("Tax updated.", gate=release_claude),
         ]
     )
-    other_model = client.server([client.edit(target, "TAX = 0.2", "TAX = 0.21"), say("Edited.")])
+    other_model = client.server(
+        [*client.prepare(target), client.edit(target, "TAX = 0.2", "TAX = 0.21"), say("Edited.")]
+    )
     with claude_model, other_model:
         claude = sandbox.claude(claude_model, "Set the tax rate to 0.2")
         claude_model.script[1].wait_reached("Claude's request after its Edit")

@@ -18,6 +18,7 @@ import pytest
 from colony_tasks.store import Store
 from colony_tasks.usecases import actions
 
+from .capabilities import record
 from .model_server import ResponsesServer, Step, context, say, texts
 from .test_lifecycle import held_by_another
 
@@ -83,6 +84,7 @@ def test_codex_spawned_subagents_first_request_carries_its_brief(sandbox):
     # The parent's own requests carry no subagent brief.
     parents = [e.body for e in model.exchanges if e.step is not None and e.step is not subagent]
     assert len(parents) == 3 and all("you are a subagent" not in context(b) for b in parents)
+    record("codex", sandbox.toolchain.version("codex"), "subagent_brief", "yes: spawn_agent")
 
 
 def test_codex_compacted_session_is_rebriefed_with_what_is_new(sandbox):
@@ -116,3 +118,5 @@ def test_codex_compacted_session_is_rebriefed_with_what_is_new(sandbox):
     # The first request had the ordinary brief, not the re-brief.
     first = context(big.request or {})
     assert f"colony-tasks: you are {me}" in first and "re-brief" not in first
+    rebrief = "yes: SessionStart source=compact"
+    record("codex", sandbox.toolchain.version("codex"), "rebrief_compaction", rebrief)

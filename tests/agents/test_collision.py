@@ -14,7 +14,7 @@ import pytest
 from . import scenarios
 from .capabilities import record
 from .model_server import context
-from .scenarios import CODEX, warning
+from .scenarios import CODEX, chars_per_turn, warning
 
 pytestmark = pytest.mark.agents
 
@@ -33,6 +33,7 @@ def test_codex_patching_a_file_claude_just_edited_is_warned(sandbox):
     version = sandbox.toolchain.version("codex")
     record("codex", version, "briefing", "yes: SessionStart context")
     record("codex", version, "warn_before", "yes: PreToolUse context")
+    record("codex", version, "chars_per_turn", chars_per_turn(pair.other_model.main_requests()))
     assert f"you are {claude_handle}" in context(pair.claude_model.main_requests()[0])
     record("claude", sandbox.toolchain.version("claude"), "briefing", "yes: SessionStart context")
     assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.21\n"

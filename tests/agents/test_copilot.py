@@ -13,25 +13,13 @@ import pytest
 from . import scenarios
 from .capabilities import record
 from .model_server import ChatCompletionsServer, call, context, say
-from .scenarios import COPILOT, QUESTION, warning
+from .scenarios import COPILOT, QUESTION, chars_per_turn, warning
 
 pytestmark = pytest.mark.agents
 
 
 def version(sandbox) -> str:
     return sandbox.toolchain.versions["@github/copilot"]
-
-
-def colony_text(body) -> str:
-    """What colony-tasks put into one Copilot request (its briefing and hook contexts)."""
-    found = []
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, list):
-            content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
-        if isinstance(content, str) and "colony-tasks" in content and message["role"] == "user":
-            found.append(content)
-    return "\n".join(found)
 
 
 def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
@@ -52,7 +40,8 @@ def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
     assert pair.claude.hook_problems() == []
     record("copilot", version(sandbox), "briefing", "yes")
     record("copilot", version(sandbox), "warn_before", "yes")
-    record("copilot", version(sandbox), "chars_per_turn", len(colony_text(after_edit)))
+    chars = chars_per_turn(pair.other_model.main_requests())
+    record("copilot", version(sandbox), "chars_per_turn", chars)
 
 
 def test_claude_editing_the_line_copilot_just_changed_is_warned(sandbox):
@@ -64,6 +53,10 @@ def test_claude_editing_the_line_copilot_just_changed_is_warned(sandbox):
     assert f"{copilot_handle} (copilot" in context(first)
     assert warning("prices.py", "L1", copilot_handle) in context(after_edit)
     assert sandbox.hook_log() == ""
+    version_of = sandbox.toolchain.version
+    record("claude", version_of("claude"), "warn_before", "yes: PreToolUse context")
+    chars = chars_per_turn(pair.claude_model.main_requests())
+    record("claude", version_of("claude"), "chars_per_turn", chars)
 
 
 def test_a_question_from_claude_reaches_copilot_mid_turn(sandbox):

@@ -11,6 +11,7 @@ from colony_tasks.domain import sessions
 from colony_tasks.store import Store
 from colony_tasks.usecases import actions
 
+from .capabilities import record
 from .model_server import MessagesServer, Step, call, context, fail, say
 
 pytestmark = [pytest.mark.agents]
@@ -41,6 +42,9 @@ def test_claude_failed_shell_command_on_a_held_file_is_warned(sandbox):
     after = context(model.main_requests()[1])
     assert f"prices.py is held by {holder}" in after
     assert "You just edited a file another session is working on" in after
+    record(
+        "claude", sandbox.toolchain.version("claude"), "warn_after", "yes: with the tool's result"
+    )
 
 
 def test_claude_subagents_first_request_carries_its_brief(sandbox):
@@ -67,6 +71,7 @@ def test_claude_subagents_first_request_carries_its_brief(sandbox):
     first = context(model.script[1].wait_reached("the subagent's first request"))
     assert "subagent (general-purpose) of claude-" in first, run.output[-2000:]
     assert f"{holder} holds prices.py." in first
+    record("claude", sandbox.toolchain.version("claude"), "subagent_brief", "yes: SubagentStart")
 
 
 def test_claude_cut_off_by_a_rate_limit_is_seen_by_its_lane(sandbox):
@@ -120,6 +125,8 @@ def test_claude_compaction_rebriefs_the_next_request(sandbox):
     assert "New since you were last told:" in request
     assert "Prices stay in cents from now on." in request
     assert f"{holder} holds prices.py" in request
+    rebrief = "yes: SessionStart source=compact"
+    record("claude", sandbox.toolchain.version("claude"), "rebrief_compaction", rebrief)
 
 
 def test_claudes_mcp_server_binds_to_its_session_from_the_environment(sandbox):

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from .capabilities import record
 from .model_server import MessagesServer, ResponsesServer, Step, call, context, say, search_tools
 from .sandbox import Run, Sandbox
 
@@ -115,6 +116,9 @@ def test_mcp_calls_without_session_id_act_as_the_calling_agent(outcome):
     assert [(a["session_id"], a["in_reply_to"], a["text"]) for a in answers] == [
         (codex_id, question["id"], ANSWER)
     ]
+    versions = outcome.box.toolchain.version
+    record("claude", versions("claude"), "mcp_tools", "yes: claim_file, ask_question")
+    record("codex", versions("codex"), "mcp_tools", "yes: answer_question")
 
 
 def test_the_answer_reaches_claudes_next_tool_call_exactly_once(outcome):

@@ -13,7 +13,7 @@ import pytest
 from . import scenarios
 from .capabilities import record
 from .model_server import context
-from .scenarios import OPENCODE, QUESTION, warning
+from .scenarios import OPENCODE, QUESTION, chars_per_turn, warning
 
 pytestmark = pytest.mark.agents
 
@@ -39,6 +39,9 @@ def test_opencode_editing_the_line_claude_just_changed_is_warned(sandbox):
     assert sandbox.hook_log() == ""
     record("opencode", version(sandbox), "briefing", "yes")
     record("opencode", version(sandbox), "warn_before", "after the tool (no channel before)")
+    record("opencode", version(sandbox), "warn_after", "yes: with the tool's result")
+    chars = chars_per_turn(pair.other_model.main_requests())
+    record("opencode", version(sandbox), "chars_per_turn", chars)
 
 
 def test_claude_editing_the_line_opencode_just_changed_is_warned(sandbox):

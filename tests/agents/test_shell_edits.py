@@ -12,6 +12,7 @@ import threading
 
 import pytest
 
+from .capabilities import record
 from .model_server import MessagesServer, ResponsesServer, call, context, patch, say
 
 pytestmark = [pytest.mark.agents]
@@ -49,6 +50,8 @@ def test_codex_editing_claudes_file_through_the_shell_is_warned(sandbox):
     after_shell = codex_model.main_requests()[1]
     assert f"meets {claude_handle}'s change (main): git will conflict" in context(after_shell)
     assert "colony-tasks: prices.py L1" in context(after_shell)
+    after = "yes: with the tool's result (shell edits too)"
+    record("codex", sandbox.toolchain.version("codex"), "warn_after", after)
 
 
 def test_claude_editing_codexs_file_through_the_shell_is_warned(sandbox):

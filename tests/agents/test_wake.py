@@ -24,6 +24,7 @@ import pytest
 from colony_tasks.store import Store, open_store
 from colony_tasks.usecases import actions
 
+from .capabilities import record
 from .model_server import MessagesServer, ResponsesServer, Step, call, context, say, search_tools
 from .sandbox import Sandbox
 
@@ -144,6 +145,8 @@ def test_an_idle_claude_session_is_woken_by_a_question_and_reads_it_once(sandbox
     wakes = [line for line in claude.hook_problems() if WAKE_LINE in line]
     assert len(wakes) == RUNS, wakes
     assert [line for line in claude.hook_problems() if WAKE_LINE not in line] == []
+    woken_by = "yes: background Stop hook (asyncRewake)"
+    record("claude", sandbox.toolchain.version("claude"), "wake_idle", woken_by)
 
 
 CODEX_QUESTION = "Does the refund endpoint need the idempotency key?"
@@ -208,6 +211,7 @@ def test_a_codex_question_wakes_idle_claude_and_its_answer_reaches_codex(sandbox
     assert sandbox.hook_log() == ""
     assert codex.hook_problems() == []
     assert [line for line in claude.hook_problems() if WAKE_LINE not in line] == []
+    record("codex", sandbox.toolchain.version("codex"), "mid_turn", "yes: with a tool's result")
     _until("the waits to end", lambda: not wait_processes(sandbox), timeout=20)
 
 
@@ -253,6 +257,9 @@ def test_codex_about_to_stop_with_an_urgent_question_is_kept_working_once(sandbo
     assert context(requests[1]).count("Which port for payments?") == 1
     assert codex.hook_problems() == []
     assert sandbox.hook_log() == ""
+    # Not an idle session: one about to stop, held by its Stop hook (an idle one is not woken).
+    held = "only a stopping one: Stop hook keeps it working"
+    record("codex", sandbox.toolchain.version("codex"), "wake_idle", held)
 
 
 def test_codex_with_only_chatter_pending_stops_at_once(sandbox: Sandbox):
