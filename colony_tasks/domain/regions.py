@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..base import enclosing, linediff
+from ..base import linediff
 from ..base.models import Lane, Record, Session, who_for, who_of
 from ..base.redact import redact
 from ..store import Store
@@ -293,6 +293,8 @@ def compare(
     if not only:
         return []
     found = []
+    from ..base import enclosing  # ast and its patterns: only once an edit meets another
+
     symbol_at = enclosing.finder(rel, after)
     for row in others:
         theirs = None if whole else _theirs_on_my_base(base, base_hash, row)

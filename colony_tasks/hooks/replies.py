@@ -23,7 +23,6 @@ by every agent. Standard library only (the hook client).
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ..base import paths
@@ -124,6 +123,8 @@ def render(
 
 
 def _carry_path(session: str) -> str:
+    import hashlib  # only for a session that carries: OpenSSL costs every hook ~2.5 ms
+
     digest = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return os.path.join(paths.home(), CARRY_FOLDER, digest)
 

@@ -19,7 +19,7 @@ from ..base import paths
 from ..base.agent_events import EVENTS, is_tool_action
 from ..base.text import utf8_safe
 from ..render import briefing
-from ..store import Store, open_local, wal
+from ..store import Store, open_local
 from ..store.faults import storage_failure
 from ..usecases import events
 from ..usecases.events import Event, ToolUse
@@ -167,6 +167,8 @@ def apply_here(
     would lose (:func:`colony_tasks.store.wal.preserve`; no relay runs, so this may be the first
     open since a crash). An event the store cannot take is held (:mod:`.held`)."""
     if check_wal:
+        from ..store import wal  # only a relay-less hook: the first open since a crash
+
         wal.preserve(paths.db_path())
     try:
         store = (

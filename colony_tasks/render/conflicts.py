@@ -8,13 +8,14 @@ from __future__ import annotations
 from ..base.models import Observation
 from ..base.text import ago, clip, one_line
 from ..domain import claims as claims_mod
-from ..domain.conflict_map import Span
 from ..domain.regions import Overlap
 from .lines import PREFIX, named
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from ..domain.conflict_map import Span  # the map itself is the CLI's and viewer's
 
 MAX_CONFLICT_LINES = 20
 MAX_OVERLAP_LINES = 5

@@ -29,10 +29,10 @@ import json
 import os
 import struct
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from ..base import paths
+from ..base.models import Record
 
 MAGIC_LITTLE, MAGIC_BIG = 0x377F0682, 0x377F0683
 HEADER, FRAME_HEADER = 32, 24
@@ -41,8 +41,7 @@ DAMAGE_FILE = "wal-damage.json"
 MASK = 0xFFFFFFFF
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(Record):
     """What one WAL holds: frames SQLite will replay, and committed frames it will drop."""
 
     frames: int  # whole frames in the file
