@@ -1,0 +1,433 @@
+"""Team mode over a slow network (issue 35): throughput and cross-machine warning latency.
+
+    python bench/team_wan.py [--delay-ms 10] [--machines 4] [--prompts 20] [--rounds 1]
+
+Starts a throwaway PostgreSQL server (tests/support/pgserver.py: Debian's binaries, loopback, a
+temp folder) and, in this process, a TCP proxy in front of it that delivers every chunk
+``--delay-ms`` after it arrives, in each direction (10 ms one way is a 20 ms round trip). Each
+configuration — loopback (delay 0) and the delay, with 1 machine and ``--machines`` — gets a new
+database and new "machines": each its own data folder (HOME), relay and outbox, a clone of one
+bare origin on one branch, all reaching the store through the proxy. Measured per configuration:
+
+* events applied per second, whole team: every machine fires ``--prompts`` UserPromptSubmit
+  hooks through the installed console script as fast as they return; the store's prompt count
+  is polled (directly, not through the proxy) until all are applied or ``--timeout`` passes;
+* the cross-machine warning (two or more machines): machine A edits a line through PreToolUse and
+  PostToolUse, machine B tries a PreToolUse of an edit touching that line every 50 ms until its
+  output names A (capped at 60 s) — once with the team quiet, once while A and the others fire
+  ``--prompts`` more prompts each;
+* round trips per event (1 machine, quiet): client→server chunks through the proxy while one
+  prompt, one PreToolUse and one PostToolUse of an edit are applied alone, against the chunks of
+  an idle window as long.
+
+Prints a table and writes bench/results/team_wan.json. Medians over ``--rounds``; nothing is
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import _stats  # noqa: E402
+
+from colony_tasks.store import open_store  # noqa: E402
+from tests.support.gitutil import git  # noqa: E402
+from tests.support.hookrun import claude  # noqa: E402
+from tests.support.pgserver import PASSWORD, USER, PgServer, pg_bin  # noqa: E402
+from tests.support.teamutil import Machine, context  # noqa: E402
+
+LINES = "".join(f"line {i}\n" for i in range(1, 41))
+HOSTED = "git@git.example.com:team/repo.git"
+WARN_CAP = 60.0
+PROBE_EVERY = 0.05
+
+
+# -- the delay proxy ---------------------------------------------------------------------
+
+
+class DelayProxy:
+    """A TCP proxy on 127.0.0.1 delivering every chunk ``delay`` seconds after it arrived, in
+    each direction, order kept (a pipe, not a stop-and-wait: chunks in flight overlap). Counts
+    chunks and connections."""
+
+    def __init__(self, target_port: int, delay: float) -> None:
+        self.target_port = target_port
+        self.delay = delay
+        self.up_chunks = 0
+        self.down_chunks = 0
+        self.connections = 0
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        self._ready.wait(10)
+
+    def stop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+        server.close()
+
+    async def _serve(self, client_r, client_w) -> None:
+        self.connections += 1
+        try:
+            server_r, server_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            client_w.close()
+            return
+        await asyncio.gather(
+            self._pipe(client_r, server_w, up=True),
+            self._pipe(server_r, client_w, up=False),
+            return_exceptions=True,
+        )
+
+    async def _pipe(self, reader, writer, *, up: bool) -> None:
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def deliver() -> None:
+            while True:
+                due, data = await queue.get()
+                if data is None:
+                    break
+                wait = due - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                if up:
+                    self.up_chunks += 1
+                else:
+                    self.down_chunks += 1
+                writer.write(data)
+                await writer.drain()
+            writer.close()
+
+        sender = asyncio.ensure_future(deliver())
+        try:
+            while data := await reader.read(65536):
+                queue.put_nowait((time.monotonic() + self.delay, data))
+        except (ConnectionError, OSError):
+            pass
+        queue.put_nowait((0.0, None))
+        await asyncio.gather(sender, return_exceptions=True)
+
+
+# -- machines ----------------------------------------------------------------------------
+
+
+def make_team(root: Path, url: str, count: int) -> list[Machine]:
+    """``count`` machines, each a clone of one bare origin on ``feature/wan`` (the same hosted
+    remote, mapped to the origin by insteadOf) with its own HOME and developer."""
+    seed = root / "seed"
+    seed.mkdir(parents=True)
+    git(seed, "init", "-q")
+    (seed / "core.py").write_text(LINES)
+    git(seed, "add", "core.py")
+    git(seed, "commit", "-q", "-m", "init")
+    git(seed, "checkout", "-q", "-b", "feature/wan")
+    origin = root / "origin.git"
+    git(root, "clone", "-q", "--bare", str(seed), str(origin))
+    team = []
+    for i in range(count):
+        base = root / f"m{i}"
+        base.mkdir()
+        clone = base / "repo"
+        git(base, "clone", "-q", "-b", "feature/wan", str(origin), str(clone))
+        git(clone, "remote", "set-url", "origin", HOSTED)
+        git(clone, "config", f"url.{origin}.insteadOf", HOSTED)
+        team.append(Machine(f"box{i}", base / "home", clone, url, f"dev{i}"))
+    return team
+
+
+def count_prompts(direct: str) -> int:
+    import pg8000.dbapi
+
+    port, database = direct.rsplit(":", 1)[1].split("/")
+    conn = pg8000.dbapi.connect(
+        user=USER, password=PASSWORD, host="127.0.0.1", port=int(port), database=database
+    )
+    try:
+        cursor = conn.cursor()
+        cursor.execute("SELECT count(*) FROM observations WHERE kind = 'prompt'")
+        return int(cursor.fetchone()[0])
+    finally:
+        conn.close()
+
+
+def wait_count(counter: Callable[[], int], want: int, timeout: float) -> tuple[float, int]:
+    """Seconds until ``counter()`` reaches ``want`` (or ``timeout``) and the last count."""
+    start = time.monotonic()
+    seen = counter()
+    while seen < want and time.monotonic() - start < timeout:
+        time.sleep(0.05)
+        seen = counter()
+    return time.monotonic() - start, seen
+
+
+def fire_prompts(machine: Machine, sid: str, n: int, tag: str) -> list[float]:
+    took = []
+    for i in range(n):
+        payload = claude("user-prompt-submit", sid, machine.clone, prompt=f"{tag} prompt {i}")
+        start = time.perf_counter()
+        machine.hook("user-prompt-submit", payload)
+        took.append(time.perf_counter() - start)
+    return took
+
+
+def edit_input(machine: Machine, old: str, new: str) -> dict[str, str]:
+    return {"file_path": str(machine.clone / "core.py"), "old_string": old, "new_string": new}
+
+
+def edit(machine: Machine, sid: str, old: str, new: str) -> None:
+    """A Claude Edit of core.py on ``machine``: PreToolUse, the change, PostToolUse."""
+    tool_input = edit_input(machine, old, new)
+    pre = claude("pre-tool-use", sid, machine.clone, tool_name="Edit", tool_input=tool_input)
+    machine.hook("pre-tool-use", pre)
+    path = machine.clone / "core.py"
+    path.write_text(path.read_text().replace(old, new, 1))
+    post = claude("post-tool-use", sid, machine.clone, tool_name="Edit", tool_input=tool_input)
+    post["tool_use_id"] = pre["tool_use_id"]
+    machine.hook("post-tool-use", post)
+
+
+def probe_until_warned(b: Machine, sid: str, a: Machine, line: str) -> float | None:
+    """Seconds until B's PreToolUse of an edit of ``line`` names A's developer and machine,
+    trying every 50 ms; None when not within the cap."""
+    name = f"({a.developer}@{a.name})"
+    tool_input = edit_input(b, line, line.upper())
+    start = time.monotonic()
+    while time.monotonic() - start < WARN_CAP:
+        pre = claude("pre-tool-use", sid, b.clone, tool_name="Edit", tool_input=tool_input)
+        if name in context(b.hook("pre-tool-use", pre)):
+            return time.monotonic() - start
+        time.sleep(PROBE_EVERY)
+    return None
+
+
+# -- one configuration -------------------------------------------------------------------
+
+
+def run_config(
+    server: PgServer, root: Path, label: str, delay: float, machines: int, args: Any
+) -> dict[str, Any]:
+    direct = server.create_database(label.replace(" ", "_").replace(",", ""))
+    open_store(direct).close()  # migrated by the owner, not timed
+    proxy = DelayProxy(server.port, delay)
+    proxy.start()
+    url = f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}/{direct.rsplit('/', 1)[1]}"
+    team = make_team(root / label.replace(" ", "-").replace(",", ""), url, machines)
+    sids = [f"agent-{i}" for i in range(machines)]
+    out: dict[str, Any] = {"label": label, "delay_ms": delay * 1000, "machines": machines}
+    try:
+        for m, sid in zip(team, sids, strict=True):
+            m.hook("session-start", claude("session-start", sid, m.clone, source="startup"))
+        _stats.log(f"{label}: {machines} x {args.prompts} prompts")
+        want = machines * args.prompts
+        start = time.monotonic()
+        with ThreadPoolExecutor(machines) as pool:
+            futures = [
+                pool.submit(fire_prompts, m, sid, args.prompts, "load")
+                for m, sid in zip(team, sids, strict=True)
+            ]
+            fired = [f.result() for f in futures]
+        fired_at = time.monotonic() - start
+        waited, applied = wait_count(lambda: count_prompts(direct), want, args.timeout)
+        elapsed = fired_at + waited
+        hook_ms = sorted(t * 1000 for row in fired for t in row)
+        out.update(
+            events=want,
+            applied=applied,
+            seconds=elapsed,
+            events_per_s=applied / elapsed,
+            complete=applied >= want,
+            hooks_returned_s=fired_at,
+            hook_p50_ms=statistics.median(hook_ms),
+            hook_p99_ms=_stats.percentile(hook_ms, 99),
+        )
+        _stats.log(f"  {applied}/{want} applied in {elapsed:.1f} s: {applied / elapsed:.2f}/s")
+        if machines == 1:
+            out["round_trips"] = round_trips(proxy, team[0], sids[0], direct)
+        else:
+            out.update(warnings(team, sids, args))
+        out["connections"] = proxy.connections
+    finally:
+        for m in team:
+            m.stop_relay()
+        proxy.stop()
+    return out
+
+
+def warnings(team: list[Machine], sids: list[str], args: Any) -> dict[str, Any]:
+    a, b = team[0], team[1]
+    edit(a, sids[0], "line 5\n", "line five\n")
+    quiet = probe_until_warned(b, sids[1], a, "line 5\n")
+    _stats.log(f"  warned (quiet): {fmt_warn(quiet)}")
+    # Under load: A edits another line, then A and the others fire prompts while B probes.
+    edit(a, sids[0], "line 30\n", "line thirty\n")
+    others = [(m, s) for m, s in zip(team, sids, strict=True) if m is not b]
+    with ThreadPoolExecutor(len(others) + 1) as pool:
+        probe = pool.submit(probe_until_warned, b, sids[1], a, "line 30\n")
+        for m, s in others:
+            pool.submit(fire_prompts, m, s, args.prompts, "busy")
+        loaded = probe.result()
+    _stats.log(f"  warned (under load): {fmt_warn(loaded)}")
+    return {"warn_quiet_s": quiet, "warn_loaded_s": loaded}
+
+
+def round_trips(proxy: DelayProxy, m: Machine, sid: str, direct: str) -> dict[str, Any]:
+    """Client→server chunks through the proxy while one event of each kind is applied alone,
+    each window 1.5 s after the hook returns, next to an idle window as long."""
+    window = 1.5
+
+    def chunks(action: Callable[[], None]) -> int:
+        time.sleep(0.5)
+        before = proxy.up_chunks
+        action()
+        time.sleep(window)
+        return proxy.up_chunks - before
+
+    have = count_prompts(direct)
+    tool_input = edit_input(m, "line 9\n", "line nine\n")
+    pre = claude("pre-tool-use", sid, m.clone, tool_name="Edit", tool_input=tool_input)
+    post = claude("post-tool-use", sid, m.clone, tool_name="Edit", tool_input=tool_input)
+    post["tool_use_id"] = pre["tool_use_id"]
+    prompt = claude("user-prompt-submit", sid, m.clone, prompt="alone")
+    found = {
+        "idle": chunks(lambda: None),
+        "user-prompt-submit": chunks(lambda: m.hook("user-prompt-submit", prompt)),
+        "pre-tool-use": chunks(lambda: m.hook("pre-tool-use", pre)),
+        "post-tool-use": chunks(lambda: m.hook("post-tool-use", post)),
+    }
+    found["prompt_applied"] = count_prompts(direct) == have + 1
+    _stats.log(f"  client->server chunks per event: {found}")
+    return found
+
+
+# -- report ------------------------------------------------------------------------------
+
+
+def fmt_warn(value: float | None) -> str:
+    return f"not within {WARN_CAP:.0f} s" if value is None else f"{value:.2f} s"
+
+
+def median_of(rows: list[dict[str, Any]], key: str) -> Any:
+    values = [r.get(key) for r in rows]
+    if any(v is None for v in values):
+        return (
+            None
+            if all(v is None for v in values)
+            else statistics.median([v if v is not None else float("inf") for v in values])
+        )
+    return statistics.median(values)
+
+
+def summarise(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    table = []
+    loop_rate = {
+        r[0]["machines"]: median_of(r, "events_per_s")
+        for r in runs.values()
+        if not r[0]["delay_ms"]
+    }
+    for label, rows in runs.items():
+        rate = median_of(rows, "events_per_s")
+        row = {
+            "label": label,
+            "events_per_s": rate,
+            "ratio_to_loopback": rate / loop_rate[rows[0]["machines"]]
+            if rows[0]["machines"] in loop_rate
+            else None,
+            "all_applied": all(r["complete"] for r in rows),
+            "hook_p50_ms": median_of(rows, "hook_p50_ms"),
+            "warn_quiet_s": median_of(rows, "warn_quiet_s") if rows[0]["machines"] > 1 else "—",
+            "warn_loaded_s": median_of(rows, "warn_loaded_s") if rows[0]["machines"] > 1 else "—",
+        }
+        table.append(row)
+    return table
+
+
+def print_table(table: list[dict[str, Any]]) -> None:
+    def warn(value: Any) -> str:
+        if value == "—":
+            return value
+        return fmt_warn(None if value is None or value == float("inf") else value)
+
+    print(
+        "| configuration | events applied/s, whole team | × loopback | hook p50 |"
+        " B warned of A's edit, quiet | B warned, A and others busy |"
+    )
+    print("|---|---|---|---|---|---|")
+    for r in table:
+        flag = "" if r["all_applied"] else " (timed out)"
+        ratio = "—" if r["ratio_to_loopback"] is None else f"{r['ratio_to_loopback']:.2f}"
+        print(
+            f"| {r['label']} | {r['events_per_s']:.2f}{flag} | {ratio} |"
+            f" {r['hook_p50_ms']:.0f} ms | {warn(r['warn_quiet_s'])} |"
+            f" {warn(r['warn_loaded_s'])} |"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delay-ms", type=float, default=10.0)
+    parser.add_argument("--machines", type=int, default=4)
+    parser.add_argument("--prompts", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--only", choices=("loopback", "delay"), default=None)
+    args = parser.parse_args()
+    bindir = pg_bin()
+    if bindir is None:
+        raise SystemExit("PostgreSQL binaries not found: run `make postgres` first")
+    print(_stats.machine_line(_stats.machine_info()))
+    root = Path(tempfile.mkdtemp(prefix="colony-bench-wan-"))
+    os.environ.pop("COLONY_TASKS_DATABASE_URL", None)
+    server = PgServer(bindir)
+    server.start()
+    delays = {"loopback": 0.0, "delay": args.delay_ms / 1000}
+    if args.only:
+        delays = {args.only: delays[args.only]}
+    runs: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for r in range(args.rounds):  # interleaved: each round runs every configuration
+            for kind, delay in delays.items():
+                for machines in sorted({1, args.machines}):
+                    rtt = "loopback" if not delay else f"{delay * 2000:.0f} ms round trip"
+                    label = f"{rtt}, {machines} machine{'s' if machines > 1 else ''}"
+                    tag = f"r{r}-{kind}-{machines}"
+                    result = run_config(server, root, tag, delay, machines, args)
+                    runs.setdefault(label, []).append(result)
+    finally:
+        server.destroy()
+    table = summarise(runs)
+    print_table(table)
+    _stats.write_json(
+        HERE / "results" / "team_wan.json",
+        {"args": vars(args), "table": table, "runs": runs},
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
