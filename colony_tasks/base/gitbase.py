@@ -101,11 +101,17 @@ class Reader:
     def fork_point(self, root: str, head: str, target: str) -> str | None:
         return head if head == target else _merge_base(root, head, target)
 
-    def base(self, root: str, rel: str, decode: Callable[[bytes], str]) -> Base | None:
-        """The file's base for a session in the working tree at ``root`` on a branch, its
-        content turned to text by ``decode``."""
-        if not rel or "\n" in rel or rel.startswith("/"):
-            return None
+    def bases(
+        self, root: str, rels: Sequence[str], decode: Callable[[bytes], str]
+    ) -> dict[str, Base]:
+        """The files' bases for a session in the working tree at ``root`` on a branch, their
+        content turned to text by ``decode``: the fork point is found once, the blobs read
+        together; a file left out has none."""
+        commit = self.fork(root)
+        return {} if commit is None else self.read(root, commit, rels, decode)
+
+    def fork(self, root: str) -> str | None:
+        """The commit where ``HEAD`` forked from the branch it will merge into."""
         try:
             head, *targets = self.objects(root, ["HEAD", *TARGETS])
         except (OSError, ValueError):
@@ -113,22 +119,25 @@ class Reader:
         if head is None or head[1] != "commit":
             return None
         target = next((t[0] for t in targets if t is not None and t[1] == "commit"), head[0])
-        commit = self.fork_point(root, head[0], target)
-        if commit is None:
-            return None
-        return self.read(root, commit, rel, decode)
+        return self.fork_point(root, head[0], target)
 
-    def read(self, root: str, commit: str, rel: str, decode: Callable[[bytes], str]) -> Base | None:
-        """The file at ``commit``: None when it is not a readable text blob."""
+    def read(
+        self, root: str, commit: str, rels: Sequence[str], decode: Callable[[bytes], str]
+    ) -> dict[str, Base]:
+        """The files at ``commit`` (None for one that is not there); a file that is not a
+        readable text blob is left out."""
+        wanted = [r for r in dict.fromkeys(rels) if r and "\n" not in r and not r.startswith("/")]
         try:
-            found = self.objects(root, [f"{commit}:{rel}"])[0]
+            found = self.objects(root, [f"{commit}:{r}" for r in wanted]) if wanted else []
         except (OSError, ValueError):
-            return None
-        if found is None:
-            return Base(None, commit)
-        if found[1] != "blob" or len(found[2]) > MAX_BLOB_BYTES:
-            return None
-        return Base(decode(found[2]), commit)
+            return {}
+        out: dict[str, Base] = {}
+        for rel, item in zip(wanted, found, strict=True):
+            if item is None:
+                out[rel] = Base(None, commit)
+            elif item[1] == "blob" and len(item[2]) <= MAX_BLOB_BYTES:
+                out[rel] = Base(decode(item[2]), commit)
+        return out
 
     def close(self) -> None:
         """Let go of what the reader holds."""
@@ -187,28 +196,24 @@ class CatFile:
     def objects(self, specs: Sequence[str]) -> list[Object]:
         with self.lock:
             try:
-                return self._ask(specs)
+                return [self._ask(spec) for spec in specs]
             except (OSError, ValueError):
                 self._stop()  # a dead, stuck or confused process: the next question restarts
                 raise
 
-    def _ask(self, specs: Sequence[str]) -> list[Object]:
+    def _ask(self, spec: str) -> Object:
+        """One question, answered before the next is written (a pipe holds only so much)."""
         import time
 
         proc = self._process()
         assert proc.stdin is not None
-        proc.stdin.write("".join(s + "\n" for s in specs).encode())
+        proc.stdin.write(spec.encode() + b"\n")
         deadline = time.monotonic() + TIMEOUT
-        found: list[Object] = []
-        for _ in specs:
-            head = _header(self._line(proc, deadline))
-            if head is None:
-                found.append(None)
-                continue
-            size = head[2]
-            body = self._take(proc, size + 1, deadline)[:size]
-            found.append((head[0].decode(), head[1].decode(), body))
-        return found
+        head = _header(self._line(proc, deadline))
+        if head is None:
+            return None
+        body = self._take(proc, head[2] + 1, deadline)[: head[2]]
+        return head[0].decode(), head[1].decode(), body
 
     def _fill(self, proc: subprocess.Popen[bytes], deadline: float) -> None:
         import select
@@ -295,15 +300,23 @@ class Pool(Reader):
             self._keep(key, commit)
         return commit
 
-    def read(self, root: str, commit: str, rel: str, decode: Callable[[bytes], str]) -> Base | None:
-        key = ("blob", root, commit, rel)
-        hit, value = self._cached(key)
-        if hit:
-            return value if isinstance(value, Base) else None
-        found = super().read(root, commit, rel, decode)
-        if found is not None:
-            self._keep(key, found)
-        return found
+    def read(
+        self, root: str, commit: str, rels: Sequence[str], decode: Callable[[bytes], str]
+    ) -> dict[str, Base]:
+        out: dict[str, Base] = {}
+        missed = []
+        for rel in rels:
+            hit, value = self._cached(("blob", root, commit, rel))
+            if hit and isinstance(value, Base):
+                out[rel] = value
+            else:
+                missed.append(rel)
+        if missed:
+            found = super().read(root, commit, missed, decode)
+            for rel, base in found.items():
+                self._keep(("blob", root, commit, rel), base)
+            out.update(found)
+        return out
 
     def started(self) -> int:
         """The cat-file processes started so far (each working tree's first, and restarts)."""

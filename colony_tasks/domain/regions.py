@@ -86,13 +86,13 @@ def _text_of(raw: bytes) -> str:
     return redact(text)
 
 
-def fork_base(root: str, rel: str, lane: Lane) -> tuple[str | None, str] | None:
-    """The session's base of the file from git (text, hash); None without one (no git, a
-    detached or unborn ``HEAD``, a git call that failed)."""
+def fork_bases(root: str, rels: Iterable[str], lane: Lane) -> dict[str, tuple[str | None, str]]:
+    """The session's bases of the files from git (text, hash); a file without one (no git, a
+    detached or unborn ``HEAD``, a git call that failed) is left out."""
     if not lane.branch:
-        return None
-    found = gitbase.current().base(root, rel, _text_of)
-    return None if found is None else (found.text, digest(found.text))
+        return {}
+    found = gitbase.current().bases(root, list(rels), _text_of)
+    return {rel: (base.text, digest(base.text)) for rel, base in found.items()}
 
 
 def read(root: str, rel: str) -> str | None:
@@ -383,13 +383,14 @@ def before_edit(
     """Before an edit: what it will change of each file (in the working tree at ``root``:
     clones of one lane have one each), compared with other live sessions' regions of the
     file on every branch of the repository. The session's base of a file is where its branch
-    forked (:func:`fork_base`), else its content here, at the first edit."""
+    forked (:func:`fork_bases`), else its content here, at the first edit."""
     every: list[Overlap] = []
     fresh: list[Overlap] = []
+    forked = fork_bases(root, edits, lane)
     for rel, items in edits.items():
         row = store.region(me.id, rel)
         disk = read(root, rel)
-        base, base_hash = _base_of(root, rel, lane, row, disk)
+        base, base_hash = _base_of(forked.get(rel), row, disk)
         others = store.others_regions(lane.repo_id, rel, me.id)
         found: list[Overlap] = []
         if others:
@@ -420,11 +421,10 @@ def before_edit(
 
 
 def _base_of(
-    root: str, rel: str, lane: Lane, row: dict[str, Any] | None, disk: str | None
+    found: tuple[str | None, str] | None, row: dict[str, Any] | None, disk: str | None
 ) -> tuple[str | None, str]:
     """The session's base of the file: where its branch forked, else the one it kept, else
     the file as it is now."""
-    found = fork_base(root, rel, lane)
     if found is not None:
         return found
     if row is not None:
@@ -447,11 +447,12 @@ def after_edit(store: Store, me: Session, lane: Lane, root: str, rels: Sequence[
     branch forked; without git it stands for the whole file."""
     every: list[Overlap] = []
     fresh: list[Overlap] = []
+    forked = fork_bases(root, rels, lane)
     for rel in rels:
         row = store.region(me.id, rel)
         disk = read(root, rel)
         before: set[Change] = set(row["changes"]) if row else set()
-        found_base = fork_base(root, rel, lane)
+        found_base = forked.get(rel)
         if found_base is not None:
             base, base_hash = found_base
         elif row is None:

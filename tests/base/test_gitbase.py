@@ -18,6 +18,10 @@ def text(raw: bytes) -> str:
     return raw.decode()
 
 
+def base(reader: gitbase.Reader, root: Path, rel: str) -> gitbase.Base | None:
+    return reader.bases(str(root), [rel], text).get(rel)
+
+
 @pytest.fixture
 def pool():
     reader = gitbase.Pool()
@@ -47,9 +51,9 @@ def test_the_base_is_the_blob_at_the_merge_base_with_the_default_branch(
     reader = kind()
     try:
         fork = git(feature, "merge-base", "HEAD", "main")
-        assert reader.base(str(feature), "a.txt", text) == (gitbase.Base("one\n", fork))
-        assert reader.base(str(feature), "new.txt", text) == gitbase.Base(None, fork)
-        on_main = reader.base(str(repo), "a.txt", text)  # on main itself: HEAD's blob
+        assert base(reader, feature, "a.txt") == (gitbase.Base("one\n", fork))
+        assert base(reader, feature, "new.txt") == gitbase.Base(None, fork)
+        on_main = base(reader, repo, "a.txt")  # on main itself: HEAD's blob
         assert on_main == gitbase.Base("one on main\n", git(repo, "rev-parse", "HEAD"))
     finally:
         reader.close()
@@ -61,21 +65,21 @@ def test_one_process_per_working_tree_is_reused_and_follows_new_commits(
     (repo / "a.txt").write_text("one\n")
     git(repo, "add", "a.txt")
     git(repo, "commit", "-q", "-m", "a")
-    assert pool.base(str(repo), "a.txt", text).text == "one\n"  # type: ignore[union-attr]
+    assert base(pool, repo, "a.txt").text == "one\n"  # type: ignore[union-attr]
     (repo / "a.txt").write_text("two\n")
     git(repo, "commit", "-q", "-am", "b")
-    assert pool.base(str(repo), "a.txt", text).text == "two\n"  # type: ignore[union-attr]
+    assert base(pool, repo, "a.txt").text == "two\n"  # type: ignore[union-attr]
     assert pool.started() == 1
 
 
 def test_a_dead_process_is_replaced_and_closing_ends_it(pool: gitbase.Pool, repo: Path):
-    assert pool.base(str(repo), "README.md", text).text == "hello\n"  # type: ignore[union-attr]
+    assert base(pool, repo, "README.md").text == "hello\n"  # type: ignore[union-attr]
     first = pool.processes[str(repo)].proc
     assert first is not None
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     for _ in range(2):  # the question it dies under may find no base; the next one does
-        found = pool.base(str(repo), "README.md", text)
+        found = base(pool, repo, "README.md")
     assert found is not None and found.text == "hello\n"
     assert pool.started() == 2
     second = pool.processes[str(repo)].proc
@@ -89,6 +93,6 @@ def test_no_git_and_an_unborn_head_give_no_base(pool: gitbase.Pool, tmp_path: Pa
     plain.mkdir()
     (plain / "a.txt").write_text("one\n")
     unborn = make_repo(tmp_path / "unborn", commit=False)
-    assert pool.base(str(plain), "a.txt", text) is None
-    assert pool.base(str(unborn), "a.txt", text) is None
-    assert gitbase.OneShot().base(str(plain), "a.txt", text) is None
+    assert base(pool, plain, "a.txt") is None
+    assert base(pool, unborn, "a.txt") is None
+    assert base(gitbase.OneShot(), plain, "a.txt") is None

@@ -1,5 +1,5 @@
 """A session's regions are taken against where its branch forked from the default branch
-(:func:`colony_tasks.domain.regions.fork_base`): what its branch already committed counts
+(:func:`colony_tasks.domain.regions.fork_bases`): what its branch already committed counts
 until it is merged, a session on the default branch weighs only what it has not committed,
 and two sessions on bases that differ are still compared line for line."""
 
