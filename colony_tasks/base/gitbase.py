@@ -5,7 +5,8 @@ the branch it will merge into — the repository's default branch: ``origin/HEAD
 ``main`` or ``master``, else ``HEAD`` itself (the base is then ``HEAD``'s blob). Its regions
 then hold what its branch already committed and what a shell command changed, exactly
 (:mod:`colony_tasks.domain.regions`). Detached or unborn ``HEAD``, no git, a git call that
-fails or times out: no base here (the caller keeps the content at the session's first edit).
+fails or times out, a file git does not track: no base here (the caller keeps the content at
+the session's first edit).
 
 Objects are read through ``git cat-file --batch``. The relay holds one long-lived process per
 working tree (:class:`Pool`: reused across events, restarted when it dies, closed when the
@@ -106,12 +107,23 @@ class Reader:
     ) -> dict[str, Base]:
         """The files' bases for a session in the working tree at ``root`` on a branch, their
         content turned to text by ``decode``: the fork point is found once, the blobs read
-        together; a file left out has none."""
-        commit = self.fork(root)
-        return {} if commit is None else self.read(root, commit, rels, decode)
+        together. A file left out has none here: one git does not track (not in ``HEAD``
+        either) keeps the content the session first saw."""
+        found = self.fork(root)
+        if found is None:
+            return {}
+        head, commit = found
+        out = self.read(root, commit, rels, decode)
+        absent = [rel for rel, base in out.items() if base.text is None]
+        if absent:
+            at_head = self.read(root, head, absent, decode) if head != commit else {}
+            for rel in absent:
+                if at_head.get(rel, Base(None, head)).text is None:
+                    del out[rel]
+        return out
 
-    def fork(self, root: str) -> str | None:
-        """The commit where ``HEAD`` forked from the branch it will merge into."""
+    def fork(self, root: str) -> tuple[str, str] | None:
+        """``HEAD`` and the commit where it forked from the branch it will merge into."""
         try:
             head, *targets = self.objects(root, ["HEAD", *TARGETS])
         except (OSError, ValueError):
@@ -119,7 +131,8 @@ class Reader:
         if head is None or head[1] != "commit":
             return None
         target = next((t[0] for t in targets if t is not None and t[1] == "commit"), head[0])
-        return self.fork_point(root, head[0], target)
+        commit = self.fork_point(root, head[0], target)
+        return None if commit is None else (head[0], commit)
 
     def read(
         self, root: str, commit: str, rels: Sequence[str], decode: Callable[[bytes], str]

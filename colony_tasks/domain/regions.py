@@ -5,8 +5,9 @@ A session's *base* of a file is its content where the session's branch forked fr
 it will merge into (:mod:`colony_tasks.base.gitbase`: the blob at the merge base of its
 ``HEAD`` and the default branch; on the default branch itself, ``HEAD``'s blob), so its
 regions hold what its branch already committed, until merged, and what shell commands
-changed. Without git (or on a detached or unborn ``HEAD``) the base is the file's content
-before the session's first edit of it. Its *changes* are where git's merge places the differences between that base and the file now
+changed. Without git (a detached or unborn ``HEAD``, a file git does not track) the base is
+the file's content before the session's first edit of it. Its *changes* are where git's
+merge places the differences between that base and the file now
 (:func:`colony_tasks.base.linediff.segments`): base lines ``[bs, be)`` replaced by new lines,
 kept in the store (:mod:`colony_tasks.store.regions`). Two sessions' changes of one file meet
 the way git's merge (xdiff's ``xdl_do_merge``) decides: ``[s1, e1)`` and ``[s2, e2)`` conflict

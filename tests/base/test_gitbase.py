@@ -30,14 +30,18 @@ def pool():
 
 
 def forked(repo: Path, tmp_path: Path) -> Path:
-    """A worktree on branch feature with a commit of its own, main having moved on too."""
+    """A worktree on branch feature with a commit of its own (a.txt changed, added.txt
+    added) and an untracked file, main having moved on too."""
     (repo / "a.txt").write_text("one\n")
     git(repo, "add", "a.txt")
     git(repo, "commit", "-q", "-m", "a")
     feature = tmp_path / "feature"
     git(repo, "worktree", "add", "-q", "-b", "feature", str(feature))
     (feature / "a.txt").write_text("one on feature\n")
+    (feature / "added.txt").write_text("new on feature\n")
+    git(feature, "add", "added.txt")
     git(feature, "commit", "-q", "-am", "feature")
+    (feature / "untracked.txt").write_text("nobody committed this\n")
     (repo / "a.txt").write_text("one on main\n")
     git(repo, "commit", "-q", "-am", "main")
     return feature
@@ -52,7 +56,8 @@ def test_the_base_is_the_blob_at_the_merge_base_with_the_default_branch(
     try:
         fork = git(feature, "merge-base", "HEAD", "main")
         assert base(reader, feature, "a.txt") == (gitbase.Base("one\n", fork))
-        assert base(reader, feature, "new.txt") == gitbase.Base(None, fork)
+        assert base(reader, feature, "added.txt") == gitbase.Base(None, fork)  # the branch's
+        assert base(reader, feature, "untracked.txt") is None  # no base from git
         on_main = base(reader, repo, "a.txt")  # on main itself: HEAD's blob
         assert on_main == gitbase.Base("one on main\n", git(repo, "rev-parse", "HEAD"))
     finally:
