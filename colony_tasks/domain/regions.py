@@ -1,8 +1,13 @@
 """Regions: what each session changed in each file, as ranges of base lines, and the forecast
 of the conflicts git will find when the work is merged.
 
-A session's *base* of a file is its content before the session's first edit of it; its
-*changes* are where git's merge places the differences between that base and the file now
+A session's *base* of a file is its content where the session's branch forked from the branch
+it will merge into (:mod:`colony_tasks.base.gitbase`: the blob at the merge base of its
+``HEAD`` and the default branch; on the default branch itself, ``HEAD``'s blob), so its
+regions hold what its branch already committed, until merged, and what shell commands
+changed. Without git (a detached or unborn ``HEAD``, a file git does not track) the base is
+the file's content before the session's first edit of it. Its *changes* are where git's
+merge places the differences between that base and the file now
 (:func:`colony_tasks.base.linediff.segments`): base lines ``[bs, be)`` replaced by new lines,
 kept in the store (:mod:`colony_tasks.store.regions`). Two sessions' changes of one file meet
 the way git's merge (xdiff's ``xdl_do_merge``) decides: ``[s1, e1)`` and ``[s2, e2)`` conflict
@@ -14,8 +19,8 @@ Before an edit, its region comes from the tool's input (:func:`project`: an Edit
 strings, a patch's chunks, a whole-file write) applied to the file as it is; after it, from
 what is on disk. Two sessions on different bases (one pulled) are compared through a diff of
 the two bases: a change maps to the other base line for line where the bases agree and widens
-to the part that differs. A region whose base is unknown (a file first changed by a shell
-command, or edited before the hooks were installed) stands for the whole file.
+to the part that differs. Without git, a region whose base is unknown (a file first changed
+by a shell command, or edited before the hooks were installed) stands for the whole file.
 Standard library only.
 """
 
@@ -24,7 +29,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..base import linediff
+from ..base import gitbase, linediff
 from ..base.models import Lane, Record, Session, who_for, who_of
 from ..base.redact import redact
 from ..store import Store
@@ -74,6 +79,21 @@ def lines_of(text: str | None) -> list[str] | None:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def _text_of(raw: bytes) -> str:
+    """A file's bytes as :func:`read` gives its text: universal newlines, redacted."""
+    text = raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    return redact(text)
+
+
+def fork_bases(root: str, rels: Iterable[str], lane: Lane) -> dict[str, tuple[str | None, str]]:
+    """The session's bases of the files from git (text, hash); a file without one (no git, a
+    detached or unborn ``HEAD``, a git call that failed) is left out."""
+    if not lane.branch:
+        return {}
+    found = gitbase.current().bases(root, list(rels), _text_of)
+    return {rel: (base.text, digest(base.text)) for rel, base in found.items()}
 
 
 def read(root: str, rel: str) -> str | None:
@@ -365,42 +385,54 @@ def before_edit(
 ) -> Forecast:
     """Before an edit: what it will change of each file (in the working tree at ``root``:
     clones of one lane have one each), compared with other live sessions' regions of the
-    file on every branch of the repository. The session's base of a file is taken here, at
-    its first edit."""
+    file on every branch of the repository. The session's base of a file is where its branch
+    forked (:func:`fork_bases`), else its content here, at the first edit."""
     every: list[Overlap] = []
     fresh: list[Overlap] = []
+    forked = fork_bases(root, edits, lane)
     for rel, items in edits.items():
         row = store.region(me.id, rel)
         disk = read(root, rel)
-        if row is None:
-            base, base_hash = disk, digest(disk)
-        else:
-            base, base_hash = row["base"], row["base_hash"]
+        base, base_hash = _base_of(forked.get(rel), row, disk)
         others = store.others_regions(lane.repo_id, rel, me.id)
         found: list[Overlap] = []
         if others:
             now = _changes(base, base_hash, disk)
+            weighed, after = base_hash, disk
             if items is None:  # what it writes is not said: it stands for the whole file
-                base_hash, after = WHOLE_FILE, disk
+                weighed = WHOLE_FILE
             else:
                 after = project(disk, items)
             if after is not None:
-                found = compare(me, rel, (base, base_hash, after), set(now), others)
+                found = compare(me, rel, (base, weighed, after), set(now), others)
         told, new = _told(row, found)
-        if row is None or new:
+        moved = row is not None and row["base_hash"] != base_hash
+        if row is None or new or moved:
             store.save_region(
                 me.id,
                 lane.repo_id,
                 lane.id,
                 rel,
-                base=base if row is None else row["base"],
-                base_hash=digest(disk) if row is None else row["base_hash"],
-                changes=row["changes"] if row else [],
+                base=base,
+                base_hash=base_hash,
+                changes=_changes(base, base_hash, disk) if moved else row["changes"] if row else [],
                 told=told,
             )
         every += found
         fresh += new
     return Forecast(tuple(every), tuple(fresh))
+
+
+def _base_of(
+    found: tuple[str | None, str] | None, row: dict[str, Any] | None, disk: str | None
+) -> tuple[str | None, str]:
+    """The session's base of the file: where its branch forked, else the one it kept, else
+    the file as it is now."""
+    if found is not None:
+        return found
+    if row is not None:
+        return row["base"], row["base_hash"]
+    return disk, digest(disk)
 
 
 def _changes(base: str | None, base_hash: str, text: str | None) -> list[Change]:
@@ -414,22 +446,28 @@ def _changes(base: str | None, base_hash: str, text: str | None) -> list[Change]
 def after_edit(store: Store, me: Session, lane: Lane, root: str, rels: Sequence[str]) -> Forecast:
     """After an edit (or a shell command that changed files): the session's regions of the
     files from what is on disk, and where what it really wrote meets other sessions'. A
-    file first changed without a before (a shell command) stands for the whole file."""
+    file first changed without a before (a shell command) is weighed against where its
+    branch forked; without git it stands for the whole file."""
     every: list[Overlap] = []
     fresh: list[Overlap] = []
+    forked = fork_bases(root, rels, lane)
     for rel in rels:
         row = store.region(me.id, rel)
         disk = read(root, rel)
-        if row is None:
-            base, base_hash, before = disk, WHOLE_FILE, set()
+        before: set[Change] = set(row["changes"]) if row else set()
+        found_base = forked.get(rel)
+        if found_base is not None:
+            base, base_hash = found_base
+        elif row is None:
+            base, base_hash = disk, WHOLE_FILE
         else:
             base, base_hash = row["base"], row["base_hash"]
-            before = set(row["changes"])
         changes = _changes(base, base_hash, disk)
         others = store.others_regions(lane.repo_id, rel, me.id)
         found = compare(me, rel, (base, base_hash, disk), before, others) if others else []
         told, new = _told(row, found)
-        if row is None or new or set(changes) != before:
+        moved = row is not None and row["base_hash"] != base_hash
+        if row is None or new or moved or set(changes) != before:
             store.save_region(
                 me.id,
                 lane.repo_id,

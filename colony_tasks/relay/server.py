@@ -45,7 +45,7 @@ import threading
 import time
 from typing import Any
 
-from ..base import paths, procs
+from ..base import gitbase, paths, procs
 from ..base.errors import ColonyError
 from ..base.redact import redact
 from ..store import Store, open_local, wal
@@ -148,6 +148,7 @@ class Relay:
         self.listener: socket.socket | None = None
         self.socket_file = ""
         self.waits = Waits(self.wake_store)
+        self.git = gitbase.Pool()  # the working trees' cat-file processes, for regions' bases
 
     # -- the socket: one request per connection --------------------------------------------
 
@@ -278,6 +279,7 @@ class Relay:
             "work_seconds": self.work_seconds,
             "started": self.started,
             "rss_kb": _rss_kb(),
+            "git_processes": self.git.started(),  # cat-file processes started (regions)
         }
 
     def search_store(self) -> Store | None:
@@ -462,6 +464,7 @@ def serve(relay: Relay, key: str) -> int:
     with open(wire.pid_path(key), "w", encoding="utf-8") as handle:
         handle.write(f"{os.getpid()}\n")
     os.chmod(wire.pid_path(key), 0o600)
+    previous = gitbase.install(relay.git)
     relay.start()
     paths.log(
         f"relay {os.getpid()} ({wire.VERSION}) serving {relay.backend} store",
@@ -493,5 +496,7 @@ def serve(relay: Relay, key: str) -> int:
                 pass
         relay.stop()
         relay.close()
+        relay.git.close()
+        gitbase.install(previous)
         paths.log(f"relay {os.getpid()} exited", name=paths.RELAY_LOG_NAME)
     return 0

@@ -1,7 +1,7 @@
 """SQL for regions: per session and file, what the session changed, as ranges of base lines.
 
-A row holds the file's *base* (its content before the session's first edit; NULL for a file
-the session created), the base's hash (two sessions on one base compare line numbers as
+A row holds the file's *base* (its content where the session's branch forked, else before the
+session's first edit; NULL for a file the session created), the base's hash (two sessions on one base compare line numbers as
 they are), the changes ``[[bs, be, text], ...]`` (base lines ``[bs, be)`` replaced by
 ``text``; :mod:`colony_tasks.domain.regions`) and ``told``: the overlaps the session has
 already been warned about (each told once).
@@ -51,12 +51,14 @@ class RegionsMixin(StoreBase):
         changes: Sequence[tuple[int, int, str]],
         told: Sequence[str] = (),
     ) -> None:
-        """Write the session's region of ``path``; the base is kept as first written."""
+        """Write the session's region of ``path`` (its base moves when its branch's fork point
+        does: a merge, a rebase, a commit on the default branch)."""
         stored = json.dumps([[s, e, redact(t)] for s, e, t in changes])
         self._run(
             "INSERT INTO regions(session_id, repo_id, lane_id, path, base, base_hash, changes,"
             " told, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(session_id, path) DO UPDATE SET changes = excluded.changes,"
+            " ON CONFLICT(session_id, path) DO UPDATE SET base = excluded.base,"
+            " base_hash = excluded.base_hash, changes = excluded.changes,"
             " told = excluded.told, updated_at = excluded.updated_at",
             (
                 session_id,

@@ -231,7 +231,7 @@ def test_a_shell_edit_of_either_agent_is_weighed_by_the_lines_it_changed(
 
 
 @pytest.mark.parametrize(("agent", "tool"), SHELLS)
-def test_a_file_a_shell_command_changes_first_stands_for_the_whole_file(
+def test_a_file_a_shell_command_changes_first_is_weighed_by_its_lines_against_the_fork_point(
     store: Store, trees: tuple[Path, Path, str], agent: str, tool: str
 ):
     _, feature, other = trees
@@ -239,4 +239,26 @@ def test_a_file_a_shell_command_changes_first_stands_for_the_whole_file(
     make, sid = agent_of(agent)
     far = {"command": "sed -i 's/^line 18$/eighteen/' core.py"}
     _, after = run(store, make, sid, feature, tool, far, replace(core, "line 18\n", "18\n"))
-    assert other in after  # its base was never seen: where it changed is unknown
+    assert other not in after  # its base is the file where feature forked: line 18 is apart
+    meets = {"command": "sed -i 's/^line 4$/four/' core.py"}
+    _, after = run(store, make, sid, feature, tool, meets, replace(core, "line 4\n", "four\n"))
+    assert other in after
+
+
+@pytest.mark.parametrize(("agent", "tool"), SHELLS)
+def test_without_git_a_file_a_shell_command_changes_first_stands_for_the_whole_file(
+    store: Store, tmp_path: Path, home: Path, agent: str, tool: str
+):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    core = plain / "core.py"
+    core.write_text(LINES)
+    apply_payload(store, "session-start", claude("session-start", "other", plain), "claude")
+    make, sid = agent_of(agent)
+    apply_payload(store, "session-start", make("session-start", sid, plain), agent)
+    first = edit_input(core, "line 5\n", "line five\n")
+    run(store, claude, "other", plain, "Edit", first, replace(core, "line 5\n", "line five\n"))
+    handle = store.get_session("other").handle  # type: ignore[union-attr]
+    far = {"command": "sed -i 's/^line 18$/eighteen/' core.py"}
+    _, after = run(store, make, sid, plain, tool, far, replace(core, "line 18\n", "18\n"))
+    assert handle in after  # its base was never seen: where it changed is unknown
