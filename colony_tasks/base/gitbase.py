@@ -347,7 +347,7 @@ class Pool(Reader):
 
     def close(self) -> None:
         with self.lock:
-            cats, self.processes = list(self.processes.values()), {}
+            cats, self.processes = list(self.processes.values()), OrderedDict()
             self.cache.clear()
         for cat in cats:
             cat.close()
