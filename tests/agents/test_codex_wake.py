@@ -14,6 +14,7 @@ import pytest
 from colony_tasks.store import Store, open_store
 from colony_tasks.usecases import actions
 
+from .capabilities import record
 from .codex_daemon import Client, Daemon, configure
 from .model_server import ResponsesServer, context, say
 from .sandbox import Sandbox
@@ -107,6 +108,12 @@ def test_an_idle_codex_thread_on_the_daemon_is_woken_by_a_question(sandbox: Sand
     recipient = _recipient(sandbox, asked.id)
     assert (recipient["state"], recipient["via"]) == ("delivered", "wake")
     assert sandbox.hook_log() == ""
+    record(
+        "codex",
+        sandbox.toolchain.version("codex"),
+        "wake_idle",
+        "yes: codex queue through its app-server daemon (a daemon-hosted thread)",
+    )
 
 
 def _items(client: Client, kind: str) -> list[str]:
