@@ -36,12 +36,15 @@ from . import identity, sessions
 # Copilot CLI, OpenCode).
 AGENT_COMMANDS = frozenset({"claude", "codex", "codex-linux-sandbox", "copilot", "opencode"})
 # Variables the agents put in the environment of the commands their shell tool runs.
+# (Gemini CLI and Qwen Code run as ``node``: their shell tools set GEMINI_CLI=1, QWEN_CODE=1.)
 AGENT_ENVIRONMENT = (
     "CLAUDECODE",
     "CODEX_SANDBOX",
     "CODEX_SANDBOX_NETWORK_DISABLED",
     "COPILOT_CLI",
     "OPENCODE",
+    "GEMINI_CLI",
+    "QWEN_CODE",
 )
 DEPTH = 64
 OWN_TERMINAL = "run it from your own terminal, outside the agent"

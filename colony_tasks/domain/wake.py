@@ -101,16 +101,28 @@ def may_wake(store: Store, session_id: str, items: Sequence[Observation]) -> boo
     """Whether waking ``session_id`` for ``items`` now keeps within its budgets: it was woken
     fewer than ``per_minute`` times in the last minute, and one of the items comes from a
     sender whose items woke it fewer than ``per_sender_per_minute`` times (the others ride
-    along: they would be delivered at its next turn anyway)."""
+    along: they would be delivered at its next turn anyway). An item from a human wakes it
+    whatever the budgets (they bound agents waking agents, the loop the guard stops)."""
+    senders = {o.session_id for o in items}
+    if any(_from_human(store, sender) for sender in senders):
+        return True  # the budgets bound agents waking agents; a human's word always wakes
     per_recipient, per_sender = budgets()
     since = store.now() - WINDOW
     if store.wakes_since(session_id, since) >= per_recipient:
         return False
-    senders = {o.session_id for o in items}
     return any(
         sender is None or store.wakes_since(session_id, since, sender=sender) < per_sender
         for sender in senders
     )
+
+
+def _from_human(store: Store, sender: str | None) -> bool:
+    """Whether ``sender`` is a human's session (the CLI or the viewer, never inside an agent's
+    process tree: :mod:`colony_tasks.domain.authority`)."""
+    if sender is None:
+        return False
+    session = store.get_session(sender)
+    return session is not None and session.agent == AgentKind.HUMAN
 
 
 def woken_turn(store: Store, session_id: str) -> bool:

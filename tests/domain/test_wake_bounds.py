@@ -236,6 +236,20 @@ def test_a_recipient_is_woken_at_most_its_budget_whoever_sends(unguarded, repo: 
     assert counts["wakes"] == wake.PER_MINUTE
 
 
+def test_a_humans_questions_wake_whatever_the_budgets(unguarded, repo: Path):
+    """The budgets bound agents waking agents; a developer asking from the CLI each time the
+    session idles is answered every time (and an agent's CLI is never a human's)."""
+    store, sleeper, _ = unguarded
+
+    def human_question():
+        return actions.as_human(
+            store, "dana", str(repo), lambda me: actions.ask(store, me, "Port?", to=sleeper.handle)
+        )
+
+    counts = _flood(store, sleeper, human_question, seconds=12 * EVERY)
+    assert counts["sent"] == 12 and counts["wakes"] == 12 > wake.PER_MINUTE
+
+
 def test_a_withheld_wake_happens_once_the_minute_has_passed(unguarded):
     store, sleeper, sender = unguarded
     for _ in range(wake.PER_SENDER_PER_MINUTE):
