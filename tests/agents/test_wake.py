@@ -257,9 +257,8 @@ def test_codex_about_to_stop_with_an_urgent_question_is_kept_working_once(sandbo
     assert context(requests[1]).count("Which port for payments?") == 1
     assert codex.hook_problems() == []
     assert sandbox.hook_log() == ""
-    # Not an idle session: one about to stop, held by its Stop hook (an idle one is not woken).
-    held = "only a stopping one: Stop hook keeps it working"
-    record("codex", sandbox.toolchain.version("codex"), "wake_idle", held)
+    # Not an idle session but one about to stop, held by its Stop hook: the idle case (a
+    # thread on Codex's app-server daemon) is test_codex_wake's cell.
 
 
 def test_codex_with_only_chatter_pending_stops_at_once(sandbox: Sandbox):
