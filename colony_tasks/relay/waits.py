@@ -50,6 +50,8 @@ from ..store import Store
 TICK = 0.25
 POLL_NO_VERSION = 1.0
 FULL_EVERY = 30.0
+#: How long closing waits for the checking thread to finish its query (a store wait is 5 s).
+CLOSE_WAIT = 6.0
 LONGEST = 7 * 24 * 3600.0
 #: How long an agent that said it is shutting down gets no new wait (its last Stop's).
 CLOSING_MEMORY = 120.0
@@ -275,11 +277,17 @@ class Waits:
             self.lock.notify_all()
 
     def close(self, reply: dict[str, Any]) -> None:
+        """End every wait with ``reply``, then wait (briefly) for the checking thread to leave
+        the store: the caller closes the store next, and closing a SQLite connection another
+        thread is querying crashes the process."""
         with self.lock:
             self.closed = True
             for waiter in self.waiters.values():
                 waiter.finish(reply)
             self.lock.notify_all()
+            thread = self.thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(CLOSE_WAIT)
 
     # -- the one thread ----------------------------------------------------------------------
 
