@@ -105,8 +105,9 @@ def _watched(store: Store, repo: Path, reached: bool):
 
 def test_a_watch_delivers_a_question_once_and_ends(store: Store, repo: Path):
     idle, asker, waits, delivered, done = _watched(store, repo, reached=True)
-    actions.ask(store, asker.id, "Port?", to=idle.handle)
-    asked = actions.ask(store, asker.id, "Port?", to=idle.handle)
+    with store.transaction():  # both at once: the watch must not see the first alone
+        actions.ask(store, asker.id, "Port?", to=idle.handle)
+        asked = actions.ask(store, asker.id, "Port?", to=idle.handle)
     waits.nudge()
     assert done.wait(10)
     _until(lambda: not waits.waiters, "the watch to end")
