@@ -161,17 +161,8 @@ class Waits:
                 return {"retire": True}
             if pid is not None and self.closing_pids.get(pid, 0.0) > time.monotonic():
                 return {"done": "agent closing"}
-            old = self.waiters.get(session)
-            if old is None and self._full(pid):
+            if not self._enter(session, pid, waiter):
                 return {"done": "too many waits"}
-            if old is not None:
-                old.finish({"done": "superseded"})
-            self.waiters[session] = waiter
-            self.nudged = True
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="relay-waits", daemon=True)
-                self.thread.start()
-            self.lock.notify_all()
         self._held(store, session, True)
         try:
             if not waiter.done.wait(limit):
@@ -193,18 +184,25 @@ class Waits:
         with self.lock:
             if self.closed:
                 return False
-            old = self.waiters.get(session)
-            if old is None and self._full(pid):
+            if not self._enter(session, pid, waiter):
                 return False
-            if old is not None:
-                old.finish({"done": "superseded"})
-            self.waiters[session] = waiter
-            self.nudged = True
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="relay-waits", daemon=True)
-                self.thread.start()
-            self.lock.notify_all()
         self._held(store, session, True)
+        return True
+
+    def _enter(self, session: str, pid: int, waiter: Waiter) -> bool:
+        """Put ``waiter`` in the table (the lock held): it supersedes the session's old one; a
+        new session is refused past the agent's share. Starts the checking thread."""
+        old = self.waiters.get(session)
+        if old is None and self._full(pid):
+            return False
+        if old is not None:
+            old.finish({"done": "superseded"})
+        self.waiters[session] = waiter
+        self.nudged = True
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="relay-waits", daemon=True)
+            self.thread.start()
+        self.lock.notify_all()
         return True
 
     def _forget(self, store: Store, waiters: list[Waiter]) -> None:
