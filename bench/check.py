@@ -29,6 +29,8 @@ CLIENT_MODULES = {
     "colony_tasks.hooks.runner",
     "colony_tasks.hooks.payload",
     "colony_tasks.hooks.transport",
+    "colony_tasks.hooks.dialects",  # the Copilot/OpenCode payload adapters (stdlib, no store)
+    "colony_tasks.hooks.replies",  # each client's reply shape (stdlib, no store)
     "colony_tasks.base",
     "colony_tasks.base.agent_events",
     "colony_tasks.base.text",

@@ -253,7 +253,9 @@ def runner(
 def measure(size: int, n: int) -> list[_stats.Stat]:
     root = Path(tempfile.mkdtemp(prefix=f"colony-bench-hooks-{size}-"))
     home = root / "home"
-    home.mkdir()
+    home.mkdir(
+        mode=0o700
+    )  # the data folder as the hooks make it (a relay is refused in a shared one)
     repo = git_repo(root)
     _stats.log(f"seeding {size} observations")
     seed(home, repo, size)
