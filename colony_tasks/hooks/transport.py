@@ -99,7 +99,10 @@ def via_relay(request: EventRequest, *, keep_store_open: bool = False) -> dict[s
     if reply is not None and not reply.get("retire"):
         return reply if "error" not in reply else None  # the relay logged why
     try:
-        return in_process(request, keep_store_open=keep_store_open, first_open=start)
+        # The WAL is checked only when no relay process is alive at all (after a crash), not
+        # when one is merely slow or busy: the scan reads the whole log.
+        first = start and not wire.relay_running(wire.LOCAL_KEY)
+        return in_process(request, keep_store_open=keep_store_open, first_open=first)
     finally:
         if start:
             # For the next hook; started once this one's work is done, so that the relay's

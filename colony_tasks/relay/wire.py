@@ -294,6 +294,24 @@ def _refuse(path: str, why: str) -> ForeignRelay:
     return ForeignRelay(f"{path}: {why}")
 
 
+def relay_running(store_key: str) -> bool:
+    """Whether a relay process holds ``store_key``'s lock (alive, if not answering): then the
+    store was not left by a crash. A lock file nobody holds, or none: False."""
+    import fcntl  # only a hook that found no relay asks
+
+    try:
+        fd = os.open(lock_path(store_key), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def lock_path(store_key: str) -> str:
     return os.path.join(paths.home(), f"relay-{store_key}.lock")
 
