@@ -125,12 +125,23 @@ def stop_relays(root: Path) -> None:
             os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 5
     for pid in pids:
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except OSError:
-                break
+        while time.monotonic() < deadline and running(pid):
             time.sleep(0.02)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is still running. A relay that has exited stays a zombie until its
+    parent (here, often the system's init) reaps it, which can take seconds; it is gone."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            state = handle.read().rsplit(")", 1)[-1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc here: kill(pid, 0) is all there is to go by
+    return state not in ("Z", "X")
 
 
 @pytest.fixture(autouse=True)

@@ -341,9 +341,16 @@ class Relay:
 
     def stop(self, *_: Any) -> None:
         with self.cond:
+            first = not self.stopping
             self.stopping = True
             self.cond.notify_all()
         self.waits.close({"done": "relay stopped"})
+        if first and self.listener is not None:
+            # The accept loop wakes up now and ends, rather than at its next tick.
+            try:
+                self.listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def idle(self) -> bool:
         return self.in_flight == 0 and time.monotonic() - self.last_request > IDLE_EXIT
