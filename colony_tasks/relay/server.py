@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -57,6 +58,8 @@ from .waits import Waits
 IDLE_EXIT = float(os.environ.get("COLONY_TASKS_RELAY_IDLE", "600"))
 #: How long a reply may take to send (and, in team mode, a spooled event to be applied).
 SERVE_WAIT = 5.0
+#: How often the accept loop ticks (team mode's retries, idle exit) when nothing happens.
+TICK = 1.0
 #: How often a relay that turns connections away says so in the log.
 BUSY_LOG_EVERY = 60.0
 PRUNE_EVERY = 3600.0
@@ -147,6 +150,11 @@ class Relay:
         self._search_lock = threading.Lock()
         self.listener: socket.socket | None = None
         self.socket_file = ""
+        # Written to by stop and retire (a signal handler among them): the accept loop wakes
+        # up at once rather than at its next tick. A listening socket's shutdown does not
+        # wake a waiting accept on every system.
+        self.waker, self.wake_sender = socket.socketpair()
+        self.wake_sender.setblocking(False)
         self.waits = Waits(self.wake_store)
         self.git = gitbase.Pool()  # the working trees' cat-file processes, for regions' bases
 
@@ -334,10 +342,7 @@ class Relay:
                 os.unlink(self.socket_file)
             except OSError:
                 pass
-            try:
-                self.listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            self.wake_accept()
 
     def stop(self, *_: Any) -> None:
         with self.cond:
@@ -345,12 +350,15 @@ class Relay:
             self.stopping = True
             self.cond.notify_all()
         self.waits.close({"done": "relay stopped"})
-        if first and self.listener is not None:
-            # The accept loop wakes up now and ends, rather than at its next tick.
-            try:
-                self.listener.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        if first:
+            self.wake_accept()
+
+    def wake_accept(self) -> None:
+        """Wake the accept loop so that it sees ``stopping`` or ``retiring`` now."""
+        try:
+            self.wake_sender.send(b"!")
+        except OSError:
+            pass  # already woken (the buffer is full) or closed
 
     def idle(self) -> bool:
         return self.in_flight == 0 and time.monotonic() - self.last_request > IDLE_EXIT
@@ -466,7 +474,7 @@ def serve(relay: Relay, key: str) -> int:
     finally:
         os.umask(old_umask)
     server.listen(128)
-    server.settimeout(1.0)
+    server.setblocking(False)
     relay.listener, relay.socket_file = server, sock_file
     with open(wire.pid_path(key), "w", encoding="utf-8") as handle:
         handle.write(f"{os.getpid()}\n")
@@ -479,14 +487,17 @@ def serve(relay: Relay, key: str) -> int:
     )
     try:
         while not (relay.stopping or relay.retiring):
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
+            ready, _, _ = select.select([server, relay.waker], [], [], TICK)
+            if not ready:
                 relay.tick()
                 if relay.idle():
                     break
                 continue
-            except OSError:
+            if server not in ready:
+                continue  # woken: the loop's condition says why
+            try:
+                conn, _ = server.accept()
+            except OSError:  # the client left before it was accepted, or the listener is shut
                 if relay.retiring:
                     break
                 continue
@@ -504,6 +515,8 @@ def serve(relay: Relay, key: str) -> int:
         relay.stop()
         relay.close()
         relay.git.close()
+        relay.waker.close()
+        relay.wake_sender.close()
         gitbase.install(previous)
         paths.log(f"relay {os.getpid()} exited", name=paths.RELAY_LOG_NAME)
     return 0
