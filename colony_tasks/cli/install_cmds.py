@@ -115,7 +115,10 @@ def next_steps(plan: Plan) -> list[str]:
             root = None
         checks = {"claude": status.double_install, "codex": status.codex_double_install}
         for agent in plan.agents:
-            twice = checks[agent](root) if agent in checks else None
+            if agent in checks:
+                twice = checks[agent](root)
+            else:
+                twice = status.route_double_install(agent, root)
             if twice:
                 steps.append(f"Warning: {twice}")
     if "gemini" in plan.agents:

@@ -9,7 +9,8 @@ Modules, bottom up:
 - ``claude`` / ``codex`` / ``gemini`` (Gemini CLI and Qwen Code): each agent's handler shape,
   file locations and MCP entry.
 - ``plan``: read every file, edit in memory, then back up and write.
-- ``layout``: the plugin files committed at the repository root, generated from the same code.
+- ``layout``: the plugin files committed at the repository root, generated from the same code;
+  ``client_plugins``: those of Gemini CLI's extension, Qwen Code's and Copilot CLI's plugin.
 
 Backups are ``<file>.colony-tasks-YYYYmmdd-HHMMSS.bak`` beside the file, made once per run for
 each file the run changes or deletes.

@@ -35,19 +35,21 @@ def copilot_home() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".copilot"
 
 
-def handler(command: str, slug: str, timeout: int) -> dict[str, Any]:
-    """One command handler, failing open whatever happens to the executable."""
+def handler(command: str, slug: str, timeout: int, *, quoted: bool = False) -> dict[str, Any]:
+    """One command handler, failing open whatever happens to the executable; ``quoted``:
+    ``command`` is already a shell word (the plugin's, which the shell expands)."""
+    word = command if quoted else shlex.quote(command)
     return {
         "type": "command",
-        "bash": f"{shlex.quote(command)} hook {slug} --agent {COPILOT} 2>/dev/null || true",
+        "bash": f"{word} hook {slug} --agent {COPILOT} 2>/dev/null || true",
         "timeoutSec": timeout,
     }
 
 
-def hooks_object(command: str) -> dict[str, list[dict[str, Any]]]:
+def hooks_object(command: str, *, quoted: bool = False) -> dict[str, list[dict[str, Any]]]:
     """Copilot's event name -> our handler, for every event Copilot has."""
     return {
-        row.names[COPILOT]: [handler(command, slug, row.timeout)]
+        row.names[COPILOT]: [handler(command, slug, row.timeout, quoted=quoted)]
         for slug, row in EVENTS.items()
         if COPILOT in row.names
     }

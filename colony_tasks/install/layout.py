@@ -10,7 +10,8 @@ its console script (and passes ``--agent``: Codex sets ``PLUGIN_ROOT``, Claude C
 
 ``python -m colony_tasks.install.layout [ROOT]`` writes them; ``--check`` only reports files
 that differ (exit 1). A test asserts the committed files equal :func:`generated_files`, so the
-plugin and the installer never drift apart. ``settings.example.json`` (a block to paste into a
+plugin and the installer never drift apart. The same goes for the routes of Gemini CLI, Qwen Code
+and Copilot CLI (:mod:`.client_plugins`). ``settings.example.json`` (a block to paste into a
 settings file by hand) runs ``colony-tasks`` from PATH.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from . import claude, codex, hookblock
+from . import claude, client_plugins, codex, hookblock
 
 PATH_COMMAND = "colony-tasks"
 #: The plugin's launcher (bin/ is also on the Bash tool's PATH while the plugin is enabled).
@@ -184,6 +185,7 @@ def generated_files() -> dict[str, str]:
         "hooks/hooks.json": _dumps(plugin_hooks()),
         ".mcp.json": _dumps(plugin_mcp()),
         "settings.example.json": _dumps(settings_example()),
+        **{path: _dumps(data) for path, data in client_plugins.files().items()},
     }
 
 

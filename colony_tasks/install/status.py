@@ -24,7 +24,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from . import claude, codex, gemini
+from . import claude, codex, copilot, gemini
 from .hookblock import WAIT_EVENT, WAIT_SLUG, events_for, is_our_handler
 from .locate import codex_home
 
@@ -177,6 +177,69 @@ def codex_double_install(root: Path | None) -> str | None:
     )
 
 
+#: The name Gemini CLI, Qwen Code and Copilot CLI know our extension/plugin by.
+ROUTE_NAME = "colony-tasks"
+
+
+def copilot_hook_files(root: Path | None) -> list[Path]:
+    """Copilot's hook files (user, and the repository's) that hold colony-tasks handlers."""
+    files = [copilot.hooks_path("user", None)]
+    if root is not None:
+        files.append(copilot.hooks_path("project", root))
+    found = []
+    for path in files:
+        hooks = _json(path).get("hooks")
+        handlers = hooks.values() if isinstance(hooks, dict) else []
+        if any(copilot.is_ours(h) for group in handlers if isinstance(group, list) for h in group):
+            found.append(path)
+    return found
+
+
+def route_installed(agent: str) -> str | None:
+    """How the extension/plugin route of ``agent`` (gemini, qwen, copilot) is installed here, as
+    the client names it, or None: an extension folder in the client's user folder (installed or
+    linked), or a Copilot plugin enabled in its settings."""
+    if agent in gemini.CLIENTS:
+        folder = gemini.CLIENTS[agent].user_dir() / "extensions" / ROUTE_NAME
+        return f"the extension {ROUTE_NAME} ({folder})" if folder.is_dir() else None
+    if agent == "copilot":
+        enabled = _json(copilot.copilot_home() / "settings.json").get("enabledPlugins")
+        names = sorted(
+            k for k, on in (enabled.items() if isinstance(enabled, dict) else []) if on is True
+        )
+        plugins = [k for k in names if k.startswith(f"{ROUTE_NAME}@")]
+        return f"the plugin {', '.join(plugins)}" if plugins else None
+    return None
+
+
+#: Per client with a route, how to take the route out.
+_ROUTE_REMOVAL = {
+    "gemini": ("Gemini CLI", f"gemini extensions uninstall {ROUTE_NAME}"),
+    "qwen": ("Qwen Code", f"qwen extensions uninstall {ROUTE_NAME}"),
+    "copilot": ("Copilot CLI", f"copilot plugin uninstall {ROUTE_NAME}"),
+}
+
+
+def route_double_install(agent: str, root: Path | None) -> str | None:
+    """The sentence for the extension/plugin route *and* a hook-file install both active in
+    Gemini CLI, Qwen Code or Copilot CLI (the clients run both)."""
+    route = route_installed(agent)
+    if route is None:
+        return None
+    if agent == "copilot":
+        files = copilot_hook_files(root)
+    else:
+        files = client_files(root)[agent]
+    if not files:
+        return None
+    label, removal = _ROUTE_REMOVAL[agent]
+    return (
+        f"colony-tasks is installed twice for {label}: as {route} and in"
+        f" {', '.join(map(str, files))}, so every hook runs twice and two MCP servers are"
+        f" registered. Keep one: `colony-tasks uninstall --agent {agent}` or `{removal}`."
+    )
+
+
 def where(root: Path | None) -> list[Path]:
     """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
     claude_files = [claude.settings_path("user", None)]
@@ -247,12 +310,14 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
     claude_found = [p for p in claude_files if _has_our_hooks(p)]
     codex_found = [p for p in (codex_user, codex_project) if p is not None and _has_our_hooks(p)]
     clients = client_files(root)
-    if not claude_found and not codex_found and not any(clients.values()):
+    routes = any(route_installed(agent) for agent in _ROUTE_REMOVAL)
+    if not claude_found and not codex_found and not any(clients.values()) and not routes:
         problems.append(
             "No colony-tasks hooks are registered for Claude Code, Codex, Gemini CLI or Qwen"
             " Code here; run `colony-tasks install`."
         )
-    for twice in (double_install(root), codex_double_install(root)):
+    twice_routes = [route_double_install(agent, root) for agent in _ROUTE_REMOVAL]
+    for twice in (double_install(root), codex_double_install(root), *twice_routes):
         if twice:
             problems.append(twice)
     for agent, found in (("claude", claude_found), ("codex", codex_found), *clients.items()):

@@ -132,14 +132,18 @@ class Sandbox:
         subprocess.run(["git", "add", "-A"], cwd=self.repo, check=True)
         subprocess.run(["git", "commit", "-q", "-m", "start"], cwd=self.repo, check=True)
 
-    def run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
+    def run(
+        self, *command: str, check: bool = True, answer: str | None = None
+    ) -> subprocess.CompletedProcess:
+        """``command`` in the repository; ``answer``: what it reads on stdin (a prompt's reply)."""
         result = subprocess.run(
             command,
             cwd=self.repo,
             env=self.env,
             capture_output=True,
             text=True,
-            stdin=subprocess.DEVNULL,
+            input=answer,
+            stdin=subprocess.DEVNULL if answer is None else None,
             timeout=RUN_SECONDS,
         )
         if check:
@@ -349,7 +353,7 @@ class Sandbox:
         ``$XDG_CACHE_HOME/copilot``: one folder beside the toolchain, shared by every sandbox."""
         env = {
             **self.env,
-            "XDG_CACHE_HOME": str(self.toolchain.bin_dir.parent.parent / "xdg-cache"),
+            "XDG_CACHE_HOME": self.copilot_cache(),
             "COPILOT_OFFLINE": "true",
             "COPILOT_AUTO_UPDATE": "false",
             "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{server.port}/v1",
@@ -365,6 +369,10 @@ class Sandbox:
             "--no-auto-update",
         ]
         return self._start("copilot", command, env, server)
+
+    def copilot_cache(self) -> str:
+        """Where Copilot extracts its package: one folder beside the toolchain."""
+        return str(self.toolchain.bin_dir.parent.parent / "xdg-cache")
 
     def opencode_config(self, server: ChatCompletionsServer) -> None:
         """OpenCode's user config: the scripted provider, edits and commands allowed (what a

@@ -1,8 +1,8 @@
 """The repository as a plugin marketplace, installed with the real CLIs' own plugin commands.
 
-A clean copy of the checkout's tracked files stands for a local clone. The plugin's launcher
-builds its Python environment on first use with pip, pointed at a wheelhouse packed from this
-checkout's environment (:mod:`.wheelhouse`): nothing is downloaded.
+A clean copy of the checkout's tracked files stands for a local clone (the ``clone`` fixture).
+The plugin's launcher builds its Python environment on first use with pip, pointed at a
+wheelhouse packed from this checkout's environment (:mod:`.wheelhouse`): nothing is downloaded.
 
 Codex 0.169 installs the plugin from a local marketplace, runs its hooks and starts its MCP
 server from ``.codex-plugin/mcp.json`` (Codex expands no ``${...}`` variables there, but resolves
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -33,45 +31,12 @@ from .model_server import (
     search_tools,
     texts,
 )
-from .sandbox import Sandbox
-from .wheelhouse import build
+from .wheelhouse import offline_pip
 
 pytestmark = [pytest.mark.agents]
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 BRIEF = re.compile(r"colony-tasks: you are (claude|codex)-[\w-]+ on task #1 ")
-
-
-@pytest.fixture(scope="module")
-def clone(tmp_path_factory) -> Path:
-    """The checkout's tracked files as they are now (a local clone, without .venv)."""
-    target = tmp_path_factory.mktemp("clone") / "colony-tasks"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=CHECKOUT, capture_output=True, check=True
-    ).stdout
-    for name in filter(None, listed.decode().split("\0")):
-        source = CHECKOUT / name
-        if not source.is_symlink() and not source.exists():
-            continue  # deleted in the working tree, not yet committed
-        (target / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target / name, follow_symlinks=False)
-    return target
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("wheelhouse")
-    build(folder)
-    return folder
-
-
-def offline_pip(sandbox: Sandbox, wheels: Path) -> None:
-    """The plugin's build gets its wheels from ``wheels`` only (no index, no user config), and
-    nothing but the plugin provides colony-tasks."""
-    sandbox.env.update(
-        {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
-    )
-    (sandbox.home / ".local" / "bin" / "colony-tasks").unlink()
 
 
 def wait_for_mcp_server(store: Path, timeout: float = 120.0) -> None:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import zipfile
 from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from .sandbox import Sandbox
 
 # What the plugin's environment needs: the project's dependencies, and what pip needs to
 # build the project's wheel in an isolated build environment.
@@ -96,3 +99,12 @@ def build(folder: Path) -> list[Path]:
     """A wheel of every distribution the plugin's environment needs, in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     return [pack(dist, folder) for dist in closure()]
+
+
+def offline_pip(sandbox: Sandbox, wheels: Path) -> None:
+    """The plugin's build gets its wheels from ``wheels`` only (no index, no user config), and
+    nothing but the plugin provides colony-tasks."""
+    sandbox.env.update(
+        {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    )
+    (sandbox.home / ".local" / "bin" / "colony-tasks").unlink()

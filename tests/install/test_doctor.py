@@ -345,3 +345,42 @@ def test_codex_plugin_and_hooks_json_install_together_are_reported(
     detail = by_name(report)["hooks"]["detail"]
     assert code == 1 and "installed twice for Codex" in detail
     assert "`codex plugin remove colony-tasks@colony-tasks`" in detail
+
+
+@pytest.mark.parametrize(
+    ("agent", "label", "removal"),
+    [
+        ("gemini", "Gemini CLI", "gemini extensions uninstall colony-tasks"),
+        ("qwen", "Qwen Code", "qwen extensions uninstall colony-tasks"),
+        ("copilot", "Copilot CLI", "copilot plugin uninstall colony-tasks"),
+    ],
+)
+def test_a_client_route_and_its_hook_file_install_together_are_reported(
+    agents_home: Path,
+    home: Path,
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    agent: str,
+    label: str,
+    removal: str,
+):
+    """The extension/plugin route (as `gemini extensions link`, `qwen extensions install` and
+    `copilot plugin install` leave it) beside `colony-tasks install --agent <client>`."""
+    monkeypatch.chdir(repo)
+    open_default().close()
+    assert by_name(run_doctor()[1])["hooks"]["ok"]  # the route alone, or the file alone, is fine
+    if agent == "copilot":
+        settings = agents_home / ".copilot" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"enabledPlugins": {"colony-tasks@colony-tasks": True}}))
+    else:
+        (agents_home / f".{agent}" / "extensions" / "colony-tasks").mkdir(parents=True)
+    assert by_name(run_doctor()[1])["hooks"]["ok"]
+    run_install("install", (agent,), command="/opt/venv/bin/colony-tasks")
+
+    code, report = run_doctor()
+    detail = by_name(report)["hooks"]["detail"]
+    assert code == 1 and f"installed twice for {label}" in detail
+    assert f"`colony-tasks uninstall --agent {agent}`" in detail and f"`{removal}`" in detail
+    again = CliRunner().invoke(cli, ["install", "--agent", agent])
+    assert f"Warning: colony-tasks is installed twice for {label}" in again.output

@@ -91,6 +91,15 @@ def test_codex_hooks_get_agent_codex(plugin):
     assert codex.stdout.strip() == "ran hook stop --agent codex"
 
 
+def test_a_hook_that_names_its_agent_keeps_it(plugin):
+    """Gemini CLI's, Qwen Code's and Copilot CLI's hooks pass --agent; Copilot also sets
+    PLUGIN_ROOT, which would otherwise read as Codex."""
+    run, _, tmp = plugin
+    run("hook", "session-start")
+    copilot = run("hook", "stop", "--agent", "copilot", PLUGIN_ROOT=str(tmp / "plugin-1.0"))
+    assert copilot.stdout.strip() == "ran hook stop --agent copilot"
+
+
 def test_a_plugin_update_rebuilds_the_environment(plugin):
     run, uv_calls, tmp = plugin
     run("hook", "session-start")
