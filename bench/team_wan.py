@@ -16,9 +16,10 @@ bare origin on one branch, all reaching the store through the proxy. Measured pe
   PostToolUse, machine B tries a PreToolUse of an edit touching that line every 50 ms until its
   output names A (capped at 60 s) — once with the team quiet, once while A and the others fire
   ``--prompts`` more prompts each;
-* round trips per event (1 machine, quiet): client→server chunks through the proxy while one
-  prompt, one PreToolUse and one PostToolUse of an edit are applied alone, against the chunks of
-  an idle window as long.
+* round trips per event kind (1 machine, quiet, its relay warm): client→server chunks through
+  the proxy while one SessionStart of a new session, one prompt, one PreToolUse and one
+  PostToolUse of an edit and one SessionEnd are applied alone, against the chunks of an idle
+  window as long (bench/team_round_trips.py lists the statements behind them).
 
 Prints a table and writes bench/results/team_wan.json. Medians over ``--rounds``; nothing is
 asserted.
@@ -296,10 +297,25 @@ def warnings(team: list[Machine], sids: list[str], args: Any) -> dict[str, Any]:
     return {"warn_quiet_s": quiet, "warn_loaded_s": loaded}
 
 
+def session_events(m: Machine, sid: str) -> dict[str, dict[str, Any]]:
+    """One hook payload of each kind, in a session's order; the tool events edit core.py."""
+    tool_input = edit_input(m, "line 9\n", "line nine\n")
+    pre = claude("pre-tool-use", sid, m.clone, tool_name="Edit", tool_input=tool_input)
+    post = claude("post-tool-use", sid, m.clone, tool_name="Edit", tool_input=tool_input)
+    post["tool_use_id"] = pre["tool_use_id"]
+    return {
+        "session-start": claude("session-start", sid, m.clone, source="startup"),
+        "user-prompt-submit": claude("user-prompt-submit", sid, m.clone, prompt="alone"),
+        "pre-tool-use": pre,
+        "post-tool-use": post,
+        "session-end": claude("session-end", sid, m.clone, reason="exit"),
+    }
+
+
 def round_trips(proxy: DelayProxy, m: Machine, sid: str, direct: str) -> dict[str, Any]:
     """Client→server chunks through the proxy while one event of each kind is applied alone,
-    each window 1.5 s after the hook returns, next to an idle window as long."""
-    window = 1.5
+    each window 2.5 s after the hook returns, next to an idle window as long."""
+    window = 2.5
 
     def chunks(action: Callable[[], None]) -> int:
         time.sleep(0.5)
@@ -309,18 +325,17 @@ def round_trips(proxy: DelayProxy, m: Machine, sid: str, direct: str) -> dict[st
         return proxy.up_chunks - before
 
     have = count_prompts(direct)
-    tool_input = edit_input(m, "line 9\n", "line nine\n")
-    pre = claude("pre-tool-use", sid, m.clone, tool_name="Edit", tool_input=tool_input)
-    post = claude("post-tool-use", sid, m.clone, tool_name="Edit", tool_input=tool_input)
-    post["tool_use_id"] = pre["tool_use_id"]
-    prompt = claude("user-prompt-submit", sid, m.clone, prompt="alone")
-    found = {
-        "idle": chunks(lambda: None),
-        "user-prompt-submit": chunks(lambda: m.hook("user-prompt-submit", prompt)),
-        "pre-tool-use": chunks(lambda: m.hook("pre-tool-use", pre)),
-        "post-tool-use": chunks(lambda: m.hook("post-tool-use", post)),
-    }
-    found["prompt_applied"] = count_prompts(direct) == have + 1
+    # A session of every kind first: the relay has prepared their statements, as a relay
+    # that has served a while has.
+    for kind, payload in session_events(m, f"{sid}-warm-up").items():
+        m.hook(kind, payload)
+    wait_count(lambda: count_prompts(direct), have + 1, 30)
+    time.sleep(window)  # its SessionEnd applied too
+    payloads = session_events(m, f"{sid}-alone")
+    found: dict[str, Any] = {"idle": chunks(lambda: None)}
+    for kind, payload in payloads.items():
+        found[kind] = chunks(lambda kind=kind, payload=payload: m.hook(kind, payload))
+    found["prompt_applied"] = count_prompts(direct) == have + 2
     _stats.log(f"  client->server chunks per event: {found}")
     return found
 
@@ -388,6 +403,19 @@ def print_table(table: list[dict[str, Any]]) -> None:
         )
 
 
+def print_round_trips(runs: dict[str, list[dict[str, Any]]]) -> None:
+    rows = [(label, r) for label, rs in runs.items() for r in rs[:1] if "round_trips" in r]
+    if not rows:
+        return
+    kinds = [k for k in rows[0][1]["round_trips"] if k not in ("idle", "prompt_applied")]
+    print("\nRound trips per event (client→server chunks, 1 machine, relay warm):\n")
+    print("| configuration | " + " | ".join(kinds) + " | idle |")
+    print("|---" * (len(kinds) + 2) + "|")
+    for label, r in rows:
+        found = r["round_trips"]
+        print(f"| {label} | " + " | ".join(str(found[k]) for k in kinds) + f" | {found['idle']} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delay-ms", type=float, default=10.0)
@@ -422,6 +450,7 @@ def main() -> int:
         server.destroy()
     table = summarise(runs)
     print_table(table)
+    print_round_trips(runs)
     _stats.write_json(
         HERE / "results" / "team_wan.json",
         {"args": vars(args), "table": table, "runs": runs},

@@ -125,12 +125,11 @@ def _from_human(store: Store, sender: str | None) -> bool:
     return session is not None and session.agent == AgentKind.HUMAN
 
 
-def woken_turn(store: Store, session_id: str) -> bool:
+def woken_turn(store: Store, session: Session | None) -> bool:
     """Whether the session's event now (a prompt) is its first since it was woken or kept
     from stopping: the prompt its woken turn starts with, colony-tasks' own words, not its
-    human's. Read before the event refreshes the session."""
-    session = store.get_session(session_id)
-    return session is not None and store.woken_after(session_id, session.last_seen_at)
+    human's. ``session`` as read before the event refreshes it (None: not known yet)."""
+    return session is not None and store.woken_after(session.id, session.last_seen_at)
 
 
 def pending(store: Store, session_id: str) -> list[Observation]:

@@ -7,13 +7,16 @@ once, here (:func:`parse`); :func:`apply` runs the event's use case
 agent: ``{"context": ..., "deny": ...}``. Events the core marks for exactly-once delivery
 (:data:`colony_tasks.usecases.events.DEDUPED`) claim their idempotency key in the same
 transaction as their effects, so an event delivered twice — by a hook installed twice, or by a
-client that fell back after its relay died mid-event — acts once. Change *how an event is
-applied* here; change *what it does* in :mod:`colony_tasks.usecases.events`.
+client that fell back after its relay died mid-event — acts once. :func:`apply_batch` applies
+consecutive events in one transaction (the team relay's spooled rows: one write lock and one
+commit for several events). Change *how an event is applied* here; change *what it does* in
+:mod:`colony_tasks.usecases.events`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from ..base import paths
 from ..base.agent_events import EVENTS, is_tool_action
@@ -26,6 +29,9 @@ from ..usecases.events import Event, ToolUse
 from . import held
 from .bounds import MAX_PATHS
 from .wire import EventRequest, ToolCall
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 
 class BadRequest(ValueError):
@@ -139,6 +145,46 @@ def apply(store: Store, request: dict[str, Any]) -> dict[str, Any]:
     if block:
         reply["block"] = block
     return reply
+
+
+class BatchFailed(Exception):
+    """A request of a batch raised (the core refused it, or a statement failed): the whole
+    batch was rolled back. ``index``: that request's place in the batch; the cause is chained."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"request {index} of the batch failed; the batch was rolled back")
+        self.index = index
+
+
+def apply_batch(
+    store: Store,
+    requests: Sequence[dict[str, Any]],
+    budget: float | None = None,
+    starting: Callable[[], None] | None = None,
+) -> list[dict[str, Any] | BadRequest]:
+    """Apply consecutive requests in order in one transaction of ``store``: their replies,
+    the :class:`BadRequest` of a malformed one (it fails its parsing before it touches the
+    store, and is dropped). Each event claims its idempotency key in that transaction (:func:`apply`), so
+    the batch commits whole or not at all. No request is started once ``budget`` seconds have
+    passed (the transaction holds the store's write lock): the replies are then fewer than the
+    requests, and the rest wait for the next batch. ``starting`` is called as each request
+    starts. Any other exception rolls the whole batch back and raises :class:`BatchFailed`,
+    the exception chained as its cause."""
+    replies: list[dict[str, Any] | BadRequest] = []
+    start = time.monotonic()
+    with store.transaction():
+        for index, request in enumerate(requests):
+            if replies and budget is not None and time.monotonic() - start > budget:
+                break
+            if starting is not None:
+                starting()
+            try:
+                replies.append(apply(store, request))
+            except BadRequest as malformed:
+                replies.append(malformed)
+            except Exception as error:
+                raise BatchFailed(index) from error
+    return replies
 
 
 def _cut_note(event: str, tool: ToolCall) -> str:

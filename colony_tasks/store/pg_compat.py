@@ -2,7 +2,7 @@
 rows and cursors that read like sqlite3's.
 
 The mixins speak a small SQLite dialect. :func:`translate` rewrites it once per statement text
-(cached): ``?`` placeholders, ``INSERT OR IGNORE`` → ``ON CONFLICT DO NOTHING``, two-argument
+(cached): ``?`` placeholders as ``$n``, ``INSERT OR IGNORE`` → ``ON CONFLICT DO NOTHING``, two-argument
 ``MAX``/``MIN`` → ``GREATEST``/``LEAST``, SQLite's unary-plus planner hints dropped,
 ``CROSS JOIN ... ON`` → ``JOIN``, and ``RETURNING id`` on inserts into tables with an identity
 column so ``cursor.lastrowid`` works as on SQLite. :class:`colony_tasks.store.pg.Connection`
@@ -30,21 +30,22 @@ _CROSS_JOIN_ON = re.compile(r"\bCROSS\s+JOIN\s+(\w+(?:\s+\w+)?)\s+ON\b", re.IGNO
 
 
 def _placeholders(sql: str) -> str:
-    """``?`` → ``%s`` and ``%`` → ``%%`` (the driver's paramstyle) outside quoted strings."""
+    """``?`` → ``$1``, ``$2``, ... (PostgreSQL's own placeholders, which a prepared statement
+    takes) outside quoted strings."""
     out = []
     quote = ""
+    count = 0
     for char in sql:
         if quote:
-            out.append("%%" if char == "%" else char)
+            out.append(char)
             if char == quote:
                 quote = ""
         elif char in "'\"":
             quote = char
             out.append(char)
         elif char == "?":
-            out.append("%s")
-        elif char == "%":
-            out.append("%%")
+            count += 1
+            out.append(f"${count}")
         else:
             out.append(char)
     return "".join(out)
@@ -56,8 +57,8 @@ def translate(
 ) -> tuple[str, bool]:
     """The PostgreSQL text of a store statement, and whether it returns the new row's id.
 
-    ``bind``: the statement gets parameters (pg8000 then reads ``%s``; a statement without
-    parameters goes through the simple query protocol verbatim)."""
+    ``bind``: the statement gets parameters (it is then prepared, with ``$n`` placeholders; a
+    statement without parameters goes through the simple query protocol verbatim)."""
     ignore = bool(_INSERT_OR_IGNORE.match(sql))
     if ignore:
         sql = _INSERT_OR_IGNORE.sub("INSERT INTO", sql, count=1)

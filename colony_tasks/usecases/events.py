@@ -123,7 +123,16 @@ def _session(store: Store, event: Event) -> Session:
     """The event's session, registered on first sight (hooks installed mid-session), moved
     when its folder changed, reopened after an end — only by the agent process that owns it
     (:func:`colony_tasks.domain.sessions.check_owner`)."""
-    session = store.get_session(event.session_id) if event.session_id else None
+    return _settle(store, event, _stored(store, event))
+
+
+def _stored(store: Store, event: Event) -> Session | None:
+    """The event's session as the store has it (None when new or unnamed)."""
+    return store.get_session(event.session_id) if event.session_id else None
+
+
+def _settle(store: Store, event: Event, session: Session | None) -> Session:
+    """:func:`_session` for the event's session as the store has it (:func:`_stored`)."""
     sessions_mod.check_agent_event(event.session_id, event.agent, session)
     if session is not None:
         sessions_mod.check_owner(session, event.agent_pid)
@@ -197,8 +206,9 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     """Record the prompt and deliver what is new since the session's last turn. The prompt a
     woken turn starts with (its first event since a wake) is colony-tasks' own delivery, not
     its human's: it is not recorded, so it resets no loop guard (:func:`wake.woken_turn`)."""
-    woken = bool(event.session_id) and wake.woken_turn(store, event.session_id)
-    here = _here(store, event)
+    stored = _stored(store, event)
+    woken = wake.woken_turn(store, stored)
+    here = records.here_of(store, _settle(store, event, stored), event.cwd)
     me = here.session
     if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)

@@ -68,20 +68,20 @@ def test_urls_are_printed_without_their_password(text: str):
 def test_the_sqlite_dialect_is_translated_for_postgresql():
     ids = frozenset({"claims"})
     assert translate("INSERT OR IGNORE INTO r(a, b) VALUES (?, ?)", ids) == (
-        "INSERT INTO r(a, b) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+        "INSERT INTO r(a, b) VALUES ($1, $2) ON CONFLICT DO NOTHING",
         False,
     )
-    assert translate("UPDATE c SET e = MAX(e, ?) WHERE x LIKE '50%'", ids)[0] == (
-        "UPDATE c SET e = GREATEST(e, %s) WHERE x LIKE '50%%'"
+    assert translate("UPDATE c SET e = MAX(e, ?) WHERE x LIKE '50%' AND y = ?", ids)[0] == (
+        "UPDATE c SET e = GREATEST(e, $1) WHERE x LIKE '50%' AND y = $2"
     )
     assert translate("SELECT 1 FROM v WHERE +model = ? AND n + 1 > 2", ids)[0] == (
-        "SELECT 1 FROM v WHERE model = %s AND n + 1 > 2"
+        "SELECT 1 FROM v WHERE model = $1 AND n + 1 > 2"
     )
     assert translate("SELECT 1 FROM r CROSS JOIN observations o ON o.id = r.x", ids)[0] == (
         "SELECT 1 FROM r JOIN observations o ON o.id = r.x"
     )
     assert translate("INSERT INTO claims(a) VALUES (?)", ids) == (
-        "INSERT INTO claims(a) VALUES (%s) RETURNING id",
+        "INSERT INTO claims(a) VALUES ($1) RETURNING id",
         True,
     )
     assert translate("SELECT '?' FROM t", ids, False)[0] == "SELECT '?' FROM t"
