@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from .gemini_server import GeminiServer
-from .model_server import ChatCompletionsServer, call, context, say
+from .model_server import ChatCompletionsServer, ScriptedServer, call, context, say
 from .sandbox import Run, Sandbox
 from .wheelhouse import offline_pip
 
@@ -55,6 +55,23 @@ def assert_claimed_by_the_route(sandbox: Sandbox, agent: str, run: Run) -> None:
     assert sandbox.hook_log() == ""
 
 
+def assert_one_build_from(sandbox: Sandbox, clone: Path) -> None:
+    """One plugin environment, built from the clone, shared by the hooks and the MCP server."""
+    (stamp,) = built_environments(sandbox.home)
+    assert stamp.read_text().strip() == str(clone)
+
+
+def assert_briefed_and_served(
+    sandbox: Sandbox, agent: str, model: ScriptedServer, run: Run, clone: Path
+) -> None:
+    """The extension's hooks briefed the session and its server claimed the file; the client's
+    own settings name no hook of ours (the route alone did it)."""
+    assert brief(agent).search(context(model.main_requests()[0])), run.output[-3000:]
+    assert_claimed_by_the_route(sandbox, agent, run)
+    assert_one_build_from(sandbox, clone)
+    assert "hooks" not in (sandbox.home / f".{agent}" / "settings.json").read_text()
+
+
 def test_gemini_extension_linked_from_a_clone_briefs_and_serves(sandbox, clone, wheels):
     gemini = sandbox.toolchain.gemini
     sandbox.env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"  # linking asks to trust the folder
@@ -70,11 +87,7 @@ def test_gemini_extension_linked_from_a_clone_briefs_and_serves(sandbox, clone, 
     with model:
         run = sandbox.gemini(model, "Look around").finish()
 
-    assert brief("gemini").search(context(model.main_requests()[0])), run.output[-3000:]
-    assert_claimed_by_the_route(sandbox, "gemini", run)
-    (stamp,) = built_environments(sandbox.home)  # one build, shared by hooks and MCP server
-    assert stamp.read_text().strip() == str(clone)
-    assert "hooks" not in (sandbox.home / ".gemini" / "settings.json").read_text()
+    assert_briefed_and_served(sandbox, "gemini", model, run, clone)
 
 
 def test_qwen_extension_linked_from_a_clone_briefs_and_serves(sandbox, clone, wheels):
@@ -92,11 +105,7 @@ def test_qwen_extension_linked_from_a_clone_briefs_and_serves(sandbox, clone, wh
     with model:
         run = sandbox.qwen(model, "Look around").finish()
 
-    assert brief("qwen").search(context(model.main_requests()[0])), run.output[-3000:]
-    assert_claimed_by_the_route(sandbox, "qwen", run)
-    (stamp,) = built_environments(sandbox.home)  # one build, shared by hooks and MCP server
-    assert stamp.read_text().strip() == str(clone)
-    assert "hooks" not in (sandbox.home / ".qwen" / "settings.json").read_text()
+    assert_briefed_and_served(sandbox, "qwen", model, run, clone)
 
 
 def test_copilot_plugin_from_a_local_marketplace_briefs_and_serves(sandbox, clone, wheels):
@@ -126,5 +135,4 @@ def test_copilot_plugin_from_a_local_marketplace_briefs_and_serves(sandbox, clon
 
     assert_claimed_by_the_route(sandbox, "copilot", run)
     assert not (sandbox.home / ".copilot" / "hooks").exists()
-    (stamp,) = built_environments(sandbox.home)  # one build, shared by hooks and MCP server
-    assert stamp.read_text().strip() == str(clone)
+    assert_one_build_from(sandbox, clone)
