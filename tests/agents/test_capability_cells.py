@@ -69,4 +69,6 @@ def test_a_question_from_claude_reaches_the_client_mid_turn(sandbox, client):
     assert QUESTION not in context(first)
     assert context(after_shell).count(QUESTION) == 1
     hook = event_name("post-tool-use", client.agent)
-    record(client.agent, sandbox.toolchain.version(client.agent), "mid_turn", f"yes: {hook} context")
+    record(
+        client.agent, sandbox.toolchain.version(client.agent), "mid_turn", f"yes: {hook} context"
+    )

@@ -118,3 +118,72 @@ def test_copilot_compacted_session_is_not_rebriefed(sandbox):
         "rebrief_compaction",
         f"no: no event after compaction (sessionStart sources: {', '.join(sorted(sources))})",
     )
+
+
+def test_opencode_compacted_session_is_not_rebriefed(sandbox):
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install("opencode")
+    target = str(sandbox.repo / "prices.py")
+    # Past the model's context limit (200k in the sandbox's config): OpenCode summarizes the
+    # session (a request without tools) and goes on from the summary.
+    big = Step(tool="read", args={"filePath": target}, tokens=HUGE)
+    model = ChatCompletionsServer([big, say("Done.")])
+    with model:
+        sandbox.opencode(model, "Look around").finish()
+
+    me = sandbox.session("opencode")["handle"]
+    first, after = model.main_requests()
+    assert f"colony-tasks: you are {me}" in context(first)
+    summaries = [e for e in model.exchanges if e.step is None and "<conversation>" in str(e.body)]
+    assert len(summaries) == 1, "OpenCode did not compact"
+    assert f"colony-tasks: you are {me}" not in context(after)
+    assert "re-brief" not in context(after)
+    version = sandbox.toolchain.version("opencode")
+    record(
+        "opencode",
+        version,
+        "rebrief_compaction",
+        "no: our plugin does not act on session.compacted",
+    )
+
+
+def _gemini_enum(sandbox, name: str) -> list[str]:
+    """The values of one of Gemini CLI's enums (``var NAME = ... NAME2["X"] = "x" ...``), from
+    its bundle."""
+    bundle = Path(sandbox.toolchain.gemini).resolve().parent
+    for chunk in sorted(bundle.glob("*.js")):
+        found = re.search(
+            rf"var {name} = .*?return {name}2;", chunk.read_text(errors="replace"), re.S
+        )
+        if found:
+            return re.findall(rf'{name}2\["\w+"\] = "(\w+)"', found.group(0))
+    raise AssertionError(f"Gemini CLI's bundle no longer defines {name}")
+
+
+def test_gemini_has_no_event_after_compression(sandbox):
+    """Gemini CLI's own code: PreCompress fires before a compression and its output is dropped
+    (the call's value is not used); SessionStart has no source for a compression. So nothing
+    can tell the session what it lost."""
+    sources = _gemini_enum(sandbox, "SessionStartSource")
+    assert "startup" in sources and "compact" not in sources
+    assert "PreCompress" in _gemini_enum(sandbox, "HookEventName")
+    bundle = Path(sandbox.toolchain.gemini).resolve().parent
+    callers = [  # the hook system's own wrapper passes the value on; its callers drop it
+        m.group(0)
+        for chunk in bundle.glob("*.js")
+        for m in re.finditer(
+            r".{0,40}getHookSystem\(\)\?\.firePreCompressEvent\(", chunk.read_text()
+        )
+    ]
+    assert callers
+    assert all(
+        re.fullmatch(r"\s*await \w+\.getHookSystem\(\)\?\.firePreCompressEvent\(", c)
+        for c in callers
+    )
+    record(
+        "gemini",
+        sandbox.toolchain.version("gemini"),
+        "rebrief_compaction",
+        f"no: no event after compression (SessionStart sources: {', '.join(sorted(sources))})",
+    )

@@ -109,7 +109,9 @@ def test_gemini_has_no_subagent_event_and_its_subagent_is_not_told(sandbox):
     assert BRIEF not in first and f"{holder} holds prices.py" not in first
     events = _gemini_hook_events(sandbox)
     assert "SessionStart" in events and "BeforeTool" in events
-    assert not [e for e in events if "agent" in e.lower() and e not in ("BeforeAgent", "AfterAgent")]
+    assert not [
+        e for e in events if "agent" in e.lower() and e not in ("BeforeAgent", "AfterAgent")
+    ]
     record(
         "gemini",
         sandbox.toolchain.version("gemini"),
