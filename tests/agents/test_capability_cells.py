@@ -19,7 +19,7 @@ from colony_tasks.usecases import actions
 from . import scenarios
 from .capabilities import record
 from .model_server import MessagesServer, context, say
-from .scenarios import GEMINI, QWEN, QUESTION, chars_per_turn, warning
+from .scenarios import GEMINI, QUESTION, QWEN, chars_per_turn, warning
 from .test_lifecycle import held_by_another
 
 pytestmark = pytest.mark.agents
