@@ -280,11 +280,10 @@ EVENTS = {
             tool=True,
             matchers={CLAUDE: "^Bash$", QWEN: "^run_shell_command$"},
         ),
-        # A subagent (Claude's Task/Agent tool, Codex's spawned agents, Qwen Code's agent tool,
-        # Copilot's task tool) gets a brief of its own.
+        # A subagent (Claude's Task/Agent tool, Codex's spawned agents) gets a brief of its own.
         AgentEvent(
             "subagent-start",
-            {**_both("SubagentStart"), QWEN: "SubagentStart", COPILOT: "subagentStart"},
+            {**_both("SubagentStart"), COPILOT: "subagentStart"},
             fields=(("agent_type", "agent_type", ""),),
         ),
         AgentEvent(

@@ -5,7 +5,8 @@ Code's ``agent``, Copilot CLI's and OpenCode's ``task``) while another session h
 ``prices.py``; the subagent's first model request shows what it was told.
 
 - Copilot CLI: its subagentStart hook's context reaches the subagent.
-- Qwen Code 0.24.4 fires SubagentStart but does not pass its context on to the subagent.
+- Qwen Code 0.24.4 fires SubagentStart but does not pass its context on to the subagent (so
+  colony-tasks installs no SubagentStart hook there).
 - Gemini CLI 0.61.0 has no subagent hook event at all (its hook event names, from its bundle).
 - OpenCode runs the subagent as a child session whose first message goes through our plugin's
   ``chat.message``: it is briefed, but as a session of its own.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -46,12 +48,15 @@ SPAWN: dict[str, Step] = {
 }
 
 
-def _spawn(sandbox, client: Client) -> tuple[str, str, ScriptedServer]:
+def _spawn(
+    sandbox, client: Client, after_install: Callable[[], None] = lambda: None
+) -> tuple[str, str, ScriptedServer]:
     """Runs the client's session, whose model starts a subagent; the holder of prices.py, the
     subagent's first request and the model server."""
     sandbox.write("prices.py", "TAX = 0.19\n")
     sandbox.commit()
     sandbox.install(client.agent)
+    after_install()
     holder = held_by_another(sandbox, "prices.py")
     model = client.server([SPAWN[client.agent], say("The tax is 0.19."), say("Done.")])
     with model:
@@ -73,16 +78,26 @@ def test_a_copilot_subagents_first_request_carries_its_brief(sandbox):
 
 
 def test_qwen_runs_subagent_start_but_its_subagent_is_not_told(sandbox):
-    marker = sandbox.home / "subagent-started"
-    settings = sandbox.home / ".qwen" / "settings.json"
-    sandbox.install("qwen")
-    data = json.loads(settings.read_text())
-    touch = {"type": "command", "command": f"touch {marker}", "timeout": 10}
-    data["hooks"]["SubagentStart"].append({"hooks": [touch]})
-    settings.write_text(json.dumps(data, indent=2))
-    holder, first, _ = _spawn(sandbox, QWEN)
+    """Our installer gives Qwen Code no SubagentStart hook: a hook of the user's own, that
+    answers with context as Qwen's hook docs say, shows the event fires and its context is
+    dropped."""
+    fired = sandbox.home / "subagent-started"
+    said = "Subagent note from a SubagentStart hook."
+    reply = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": said}}
+    )
+    hook = {"type": "command", "command": f"touch {fired}; echo '{reply}'", "timeout": 10}
 
-    assert marker.exists(), "Qwen Code did not fire SubagentStart"
+    def add_hook() -> None:
+        settings = sandbox.home / ".qwen" / "settings.json"
+        data = json.loads(settings.read_text())
+        data["hooks"]["SubagentStart"] = [{"hooks": [hook]}]
+        settings.write_text(json.dumps(data, indent=2))
+
+    holder, first, _ = _spawn(sandbox, QWEN, add_hook)
+
+    assert fired.exists(), "Qwen Code did not fire SubagentStart"
+    assert said not in first
     assert BRIEF not in first and f"{holder} holds prices.py" not in first
     record(
         "qwen",
