@@ -140,12 +140,12 @@ def test_an_opencode_subagent_is_briefed_as_a_session_of_its_own(sandbox):
 
     handles = [s["handle"] for s in sandbox.colony_json("sessions") if s["agent"] == "opencode"]
     assert len(handles) == 2  # the parent and its subagent's child session
-    (child,) = [h for h in handles if f"you are {h} " in first]
+    (child,) = [h for h in handles if f"you are {h} " in first]  # a handle of its own
     assert f"{holder} holds prices.py" in first
     assert BRIEF not in first
     record(
         "opencode",
         sandbox.toolchain.version("opencode"),
         "subagent_brief",
-        f"partly: briefed as a session of its own ({child.split('-')[0]}, via chat.message)",
+        "partly: briefed as a session of its own (chat.message), not as a subagent",
     )
