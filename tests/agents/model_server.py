@@ -42,7 +42,8 @@ class Step:
     ``gate``: the answer is held until the gate is set (bounded by ``WAIT_SECONDS``).
     ``reached`` is set when the agent's request for this step has arrived.
     ``status``: answer with this HTTP error instead (429: rate limited, 529: overloaded).
-    ``tokens``: the context size the answer reports (Codex compacts past its configured limit).
+    ``tokens``: the context size the answer reports (Codex compacts past its configured limit;
+    Qwen Code compresses only a history its model said was large).
     """
 
     tool: str | None = None
@@ -428,14 +429,17 @@ class ChatCompletionsServer(ScriptedServer):
         else:
             message = {"role": "assistant", "content": step.text}
             finish = "stop"
-        return [("", message), ("", {"finish_reason": finish})]
+        # The usage reports at least 10 prompt tokens, more when the step says (Qwen Code
+        # compresses only a history its model said was large).
+        return [("", message), ("", {"finish_reason": finish, "tokens": max(step.tokens, 10)})]
 
     def encode(
         self, events: list[tuple[str, dict[str, Any]]], body: dict[str, Any]
     ) -> tuple[str, bytes]:
         message, finish = events[0][1], events[1][1]["finish_reason"]
         base = {"id": self.new_id("chatcmpl"), "created": 0, "model": body.get("model", "scripted")}
-        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        tokens = events[1][1]["tokens"]
+        usage = {"prompt_tokens": tokens, "completion_tokens": 5, "total_tokens": tokens + 5}
         if not body.get("stream"):
             choice = {"index": 0, "message": message, "finish_reason": finish}
             answer = {**base, "object": "chat.completion", "choices": [choice], "usage": usage}

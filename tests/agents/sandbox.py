@@ -245,16 +245,23 @@ class Sandbox:
         return run
 
     def codex(
-        self, server: ResponsesServer, prompt: str, *config: str, plugins: bool = False
+        self,
+        server: ResponsesServer,
+        prompt: str,
+        *config: str,
+        plugins: bool = False,
+        resume: bool = False,
     ) -> Run:
         """``codex exec PROMPT`` against ``server`` (a custom Responses provider), hooks trusted;
         ``config``: more ``-c key=value`` settings; ``plugins``: installed plugins load (remote
-        plugin and connector sync stay off)."""
+        plugin and connector sync stay off); ``resume``: the prompt continues the folder's
+        latest session (``codex exec resume --last``)."""
         url = f"http://127.0.0.1:{server.port}/v1"
         provider = f'{{name="scripted", base_url="{url}", wire_api="responses"}}'
         command = [
             self.toolchain.codex,
             "exec",
+            *(["resume", "--last"] if resume else []),
             "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox",
             "--dangerously-bypass-hook-trust",
@@ -287,9 +294,10 @@ class Sandbox:
         data = json.loads(path.read_text()) if path.exists() else {}
         path.write_text(json.dumps({**data, **values}, indent=2))
 
-    def gemini(self, server: GeminiServer, prompt: str) -> Run:
+    def gemini(self, server: GeminiServer, prompt: str, resume: bool = False) -> Run:
         """``gemini -p PROMPT`` against ``server`` (an API key pointed at it), tools approved,
-        the folder trusted, no update check or usage statistics."""
+        the folder trusted, no update check or usage statistics; ``resume``: the prompt
+        continues the folder's latest session (``--resume latest``)."""
         self._settings(
             ".gemini",
             {
@@ -313,13 +321,15 @@ class Sandbox:
             "yolo",
             "-m",
             GEMINI_MODEL,
+            *(["--resume", "latest"] if resume else []),
         ]
         return self._start("gemini", command, env, server)
 
-    def qwen(self, server: ChatCompletionsServer, prompt: str) -> Run:
+    def qwen(self, server: ChatCompletionsServer, prompt: str, resume: bool = False) -> Run:
         """``qwen -p PROMPT`` against ``server`` (an OpenAI-compatible provider), tools
         approved; the managed memory's background model calls, follow-up suggestions, update
-        checks and statistics off."""
+        checks and statistics off; ``resume``: the prompt continues the folder's latest
+        session (``--continue``)."""
         provider = {
             "id": "scripted",
             "name": "scripted",
@@ -345,11 +355,13 @@ class Sandbox:
         )
         env = {**self.env, "OPENAI_API_KEY": "scripted", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
         command = [self.toolchain.qwen, "-p", prompt, "--approval-mode", "yolo"]
+        command += ["--continue"] if resume else []
         return self._start("qwen", command, env, server)
 
-    def copilot(self, server: ChatCompletionsServer, prompt: str) -> Run:
+    def copilot(self, server: ChatCompletionsServer, prompt: str, resume: bool = False) -> Run:
         """``copilot -p PROMPT`` offline against ``server`` (a BYOK OpenAI provider), every tool
-        allowed and the folder trusted. Its first run extracts its package (~235 MB) under
+        allowed and the folder trusted; ``resume``: the prompt continues the latest session
+        (``--continue``). Its first run extracts its package (~235 MB) under
         ``$XDG_CACHE_HOME/copilot``: one folder beside the toolchain, shared by every sandbox."""
         env = {
             **self.env,
@@ -365,8 +377,9 @@ class Sandbox:
             "-p",
             prompt,
             "--allow-all",
-            "--trust-folder",
             "--no-auto-update",
+            # A resumed session keeps the trust its start gave (the two flags exclude each other).
+            *(["--continue"] if resume else ["--trust-folder"]),
         ]
         return self._start("copilot", command, env, server)
 
@@ -398,9 +411,10 @@ class Sandbox:
         found = json.loads(path.read_text()) if path.exists() else {}
         path.write_text(json.dumps({**found, **config}, indent=2) + "\n")
 
-    def opencode(self, server: ChatCompletionsServer, prompt: str) -> Run:
+    def opencode(self, server: ChatCompletionsServer, prompt: str, resume: bool = False) -> Run:
         """``opencode run PROMPT`` against ``server``, no update, model catalog, LSP download or
-        sharing (:meth:`opencode_config` first)."""
+        sharing (:meth:`opencode_config` first); ``resume``: the prompt continues the folder's
+        latest session (``--continue``)."""
         self.opencode_config(server)
         env = {
             **self.env,
@@ -410,7 +424,8 @@ class Sandbox:
             "OPENCODE_DISABLE_SHARE": "1",
             "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
         }
-        return self._start("opencode", [self.toolchain.opencode, "run", prompt], env, server)
+        command = [self.toolchain.opencode, "run", prompt, *(["--continue"] if resume else [])]
+        return self._start("opencode", command, env, server)
 
     def stop_all(self) -> None:
         """Kill what is still running; keep each agent's model requests beside its log."""

@@ -90,6 +90,7 @@ GEMINI = Client(
         "replace", file_path=path.name, old_string=old, new_string=new, instruction="edit"
     ),
     "replace",
+    shell_tool="run_shell_command",
     ask_tool="mcp_colony-tasks_ask_question",
 )
 QWEN = Client(
@@ -98,6 +99,7 @@ QWEN = Client(
     ChatCompletionsServer,
     lambda path, old, new: call("edit", file_path=str(path), old_string=old, new_string=new),
     "edit",
+    shell_tool="run_shell_command",
     ask_tool="mcp__colony-tasks__ask_question",
     prepare=lambda path: [call("read_file", file_path=str(path))],  # edit refuses unread files
 )

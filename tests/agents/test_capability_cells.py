@@ -3,20 +3,23 @@
 - Characters per turn for Gemini CLI and Qwen Code on the scenario every client is measured
   on (:func:`.scenarios.other_edits_after_claude`: the edit that meets Claude's change).
 - Delta per turn for Claude Code: a second prompt to an open session carries what another
-  session did in between.
+  session did in between (the other clients: ``test_client_delta.py``).
+- Mid-turn delivery for Gemini CLI and Qwen Code: a question Claude asks reaches the session
+  waiting in a shell command, with that command's result.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from colony_tasks.base.agent_events import event_name
 from colony_tasks.store import Store
 from colony_tasks.usecases import actions
 
 from . import scenarios
 from .capabilities import record
 from .model_server import MessagesServer, context, say
-from .scenarios import GEMINI, QWEN, chars_per_turn, warning
+from .scenarios import GEMINI, QUESTION, QWEN, chars_per_turn, warning
 from .test_lifecycle import held_by_another
 
 pytestmark = pytest.mark.agents
@@ -56,3 +59,16 @@ def test_claudes_second_prompt_carries_what_another_session_did_meanwhile(sandbo
     assert DECISION not in first
     assert second.count(DECISION) == 1
     record("claude", sandbox.toolchain.version("claude"), "delta", "yes: UserPromptSubmit context")
+
+
+@pytest.mark.parametrize("client", [GEMINI, QWEN], ids=lambda c: c.agent)
+def test_a_question_from_claude_reaches_the_client_mid_turn(sandbox, client):
+    pair = scenarios.question_from_claude(sandbox, client)
+
+    first, after_shell = pair.other_model.main_requests()[:2]
+    assert QUESTION not in context(first)
+    assert context(after_shell).count(QUESTION) == 1
+    hook = event_name("post-tool-use", client.agent)
+    record(
+        client.agent, sandbox.toolchain.version(client.agent), "mid_turn", f"yes: {hook} context"
+    )

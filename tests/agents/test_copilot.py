@@ -3,16 +3,19 @@
 Copilot runs ``copilot -p`` against a scripted OpenAI chat-completions server (BYOK with
 ``COPILOT_OFFLINE=true``), with colony-tasks installed natively (``~/.copilot/hooks``); Claude
 Code against a scripted Messages server. Each sees the other in its briefing and is warned,
-before its edit, about the other's change to the same line.
+before its edit, about the other's change to the same line; a shell command of Copilot's
+that changes Claude's file is warned about with its result.
 """
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 
 from . import scenarios
 from .capabilities import record
-from .model_server import ChatCompletionsServer, call, context, say
+from .model_server import ChatCompletionsServer, MessagesServer, call, context, say
 from .scenarios import COPILOT, QUESTION, chars_per_turn, warning
 
 pytestmark = pytest.mark.agents
@@ -121,3 +124,39 @@ def test_copilot_running_claudes_project_hooks_is_one_session(sandbox, native):
     assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.2\n"
     assert context(model.main_requests()[0]).count("colony-tasks: you are copilot-") == 1
     assert sandbox.hook_log() == ""
+
+
+def test_copilot_editing_claudes_file_through_the_shell_is_warned_after(sandbox):
+    """A sed run by Copilot's bash tool changes line 1 beside Claude's change to line 2: git
+    conflicts on adjacent changes; the warning comes with the command's result."""
+    sandbox.write("prices.py", "TAX = 0.19\nSHIPPING = 5\n")
+    sandbox.commit()
+    sandbox.install("claude")
+    sandbox.install("copilot")
+    release = threading.Event()
+    target = str(sandbox.repo / "prices.py")
+    claude_model = MessagesServer(
+        [
+            call("Edit", file_path=target, old_string="SHIPPING = 5", new_string="SHIPPING = 6"),
+            say("Done.", gate=release),
+        ]
+    )
+    sed = "sed -i 's/TAX = 0.19/TAX = 0.25/' prices.py"
+    copilot_model = ChatCompletionsServer(
+        [call("bash", command=sed, description="Raise the tax"), say("Done.")]
+    )
+    with claude_model, copilot_model:
+        claude = sandbox.claude(claude_model, "Raise shipping")
+        claude_model.script[1].wait_reached("Claude's request after its Edit")
+        claude_handle = sandbox.session("claude")["handle"]
+        sandbox.copilot(copilot_model, "Raise the tax").finish()
+        release.set()
+        claude.finish()
+
+    assert (sandbox.repo / "prices.py").read_text() == "TAX = 0.25\nSHIPPING = 6\n"
+    before_shell, after_shell = copilot_model.main_requests()[:2]
+    assert "git will conflict" not in context(before_shell)
+    assert context(after_shell).count(f"meets {claude_handle}'s change (main): git will") == 1
+    assert "colony-tasks: prices.py L1" in context(after_shell)
+    assert sandbox.hook_log() == ""
+    record("copilot", version(sandbox), "warn_after", "yes: with the tool's result (shell edits)")

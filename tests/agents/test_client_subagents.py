@@ -1,0 +1,151 @@
+"""Subagent brief for the clients beside Claude Code, each with its real CLI, offline.
+
+The session's model starts a subagent with its own tool (Gemini CLI's ``invoke_agent``, Qwen
+Code's ``agent``, Copilot CLI's and OpenCode's ``task``) while another session holds
+``prices.py``; the subagent's first model request shows what it was told.
+
+- Copilot CLI: its subagentStart hook's context reaches the subagent.
+- Qwen Code 0.24.4 fires SubagentStart but does not pass its context on to the subagent (so
+  colony-tasks installs no SubagentStart hook there).
+- Gemini CLI 0.61.0 has no subagent hook event at all (its hook event names, from its bundle).
+- OpenCode runs the subagent as a child session whose first message goes through our plugin's
+  ``chat.message``: it is briefed, but as a session of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from colony_tasks.base.agent_events import event_name
+
+from .capabilities import record
+from .model_server import ScriptedServer, Step, call, context, say
+from .scenarios import COPILOT, GEMINI, OPENCODE, QWEN, Client
+from .test_lifecycle import held_by_another
+
+pytestmark = pytest.mark.agents
+
+PROMPT = "Look at prices.py and report the tax rate."
+BRIEF = "you are a subagent ("
+SPAWN: dict[str, Step] = {
+    "gemini": call("invoke_agent", agent_name="generalist", prompt=PROMPT),
+    "qwen": call(
+        "agent",
+        description="Check prices",
+        prompt=PROMPT,
+        subagent_type="general-purpose",
+        run_in_background=False,
+    ),
+    "copilot": call(
+        "task", description="Check prices", prompt=PROMPT, agent_type="task", name="checker"
+    ),
+    "opencode": call("task", description="Check prices", prompt=PROMPT, subagent_type="general"),
+}
+
+
+def _spawn(
+    sandbox, client: Client, after_install: Callable[[], None] = lambda: None
+) -> tuple[str, str, ScriptedServer]:
+    """Runs the client's session, whose model starts a subagent; the holder of prices.py, the
+    subagent's first request and the model server."""
+    sandbox.write("prices.py", "TAX = 0.19\n")
+    sandbox.commit()
+    sandbox.install(client.agent)
+    after_install()
+    holder = held_by_another(sandbox, "prices.py")
+    model = client.server([SPAWN[client.agent], say("The tax is 0.19."), say("Done.")])
+    with model:
+        run = getattr(sandbox, client.agent)(model, "Ask a subagent about the tax").finish()
+    first = context(model.script[1].wait_reached("the subagent's first request"))
+    assert PROMPT in first, run.output[-2000:]  # the request is the subagent's
+    return holder, first, model
+
+
+def test_a_copilot_subagents_first_request_carries_its_brief(sandbox):
+    holder, first, model = _spawn(sandbox, COPILOT)
+
+    parent = re.search(r"colony-tasks: you are (copilot-\w+) ", context(model.main_requests()[0]))
+    assert parent, "the parent session was not briefed"
+    assert f"{BRIEF}subagent) of {parent.group(1)};" in first
+    assert f"{holder} holds prices.py." in first
+    hook = event_name("subagent-start", "copilot")
+    record("copilot", sandbox.toolchain.version("copilot"), "subagent_brief", f"yes: {hook}")
+
+
+def test_qwen_runs_subagent_start_but_its_subagent_is_not_told(sandbox):
+    """Our installer gives Qwen Code no SubagentStart hook: a hook of the user's own, that
+    answers with context as Qwen's hook docs say, shows the event fires and its context is
+    dropped."""
+    fired = sandbox.home / "subagent-started"
+    said = "Subagent note from a SubagentStart hook."
+    reply = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": said}}
+    )
+    hook = {"type": "command", "command": f"touch {fired}; echo '{reply}'", "timeout": 10}
+
+    def add_hook() -> None:
+        settings = sandbox.home / ".qwen" / "settings.json"
+        data = json.loads(settings.read_text())
+        data["hooks"]["SubagentStart"] = [{"hooks": [hook]}]
+        settings.write_text(json.dumps(data, indent=2))
+
+    holder, first, _ = _spawn(sandbox, QWEN, add_hook)
+
+    assert fired.exists(), "Qwen Code did not fire SubagentStart"
+    assert said not in first
+    assert BRIEF not in first and f"{holder} holds prices.py" not in first
+    record(
+        "qwen",
+        sandbox.toolchain.version("qwen"),
+        "subagent_brief",
+        "no: SubagentStart fires, its context does not reach the subagent",
+    )
+
+
+def _gemini_hook_events(sandbox) -> list[str]:
+    """The hook event names Gemini CLI knows (its HookEventName enum, from its bundle)."""
+    bundle = Path(sandbox.toolchain.gemini).resolve().parent
+    for chunk in sorted(bundle.glob("*.js")):
+        text = chunk.read_text(errors="replace")
+        found = re.search(r"var HookEventName = .*?return HookEventName2;", text, re.S)
+        if found:
+            return re.findall(r'HookEventName2\["(\w+)"\]', found.group(0))
+    raise AssertionError("Gemini CLI's bundle no longer defines HookEventName")
+
+
+def test_gemini_has_no_subagent_event_and_its_subagent_is_not_told(sandbox):
+    holder, first, _ = _spawn(sandbox, GEMINI)
+
+    assert BRIEF not in first and f"{holder} holds prices.py" not in first
+    events = _gemini_hook_events(sandbox)
+    assert "SessionStart" in events and "BeforeTool" in events
+    assert not [
+        e for e in events if "agent" in e.lower() and e not in ("BeforeAgent", "AfterAgent")
+    ]
+    record(
+        "gemini",
+        sandbox.toolchain.version("gemini"),
+        "subagent_brief",
+        "no: no subagent hook event",
+    )
+
+
+def test_an_opencode_subagent_is_briefed_as_a_session_of_its_own(sandbox):
+    holder, first, _ = _spawn(sandbox, OPENCODE)
+
+    handles = [s["handle"] for s in sandbox.colony_json("sessions") if s["agent"] == "opencode"]
+    assert len(handles) == 2  # the parent and its subagent's child session
+    (child,) = [h for h in handles if f"you are {h} " in first]  # a handle of its own
+    assert f"{holder} holds prices.py" in first
+    assert BRIEF not in first
+    record(
+        "opencode",
+        sandbox.toolchain.version("opencode"),
+        "subagent_brief",
+        "partly: briefed as a session of its own (chat.message), not as a subagent",
+    )
