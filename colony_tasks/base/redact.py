@@ -243,13 +243,14 @@ def _redact(text: str, limit: int | None) -> str:
     return text
 
 
-def _plain(text: str, lowered: str | None = None) -> str:
-    """``text`` with every rule whose trigger it holds applied (no folding)."""
+def _plain(text: str, lowered: str | None = None, asked: Asked | None = None) -> str:
+    """``text`` with every rule whose trigger it holds applied (no folding). ``asked``: the
+    rules' words it may hold, when the caller knows (by default, every one)."""
     lowered = text.lower() if lowered is None else lowered
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
         return redact_mnemonics(text)
     long_text = len(text) > LONG_TEXT
-    words = Words(lowered, distinct=long_text, asked=_triggers())
+    words = Words(lowered, distinct=long_text, asked=asked or _triggers())
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
     low: str | None = "\n" + lowered
@@ -327,21 +328,38 @@ def _redact_windows(text: str) -> str:
             revealed = [
                 w for w, copy, piece in zip(windows, copies, pieces, strict=True) if copy != piece
             ]
+    spans = [list(line_chunks(text, a, b)) for a, b in revealed]
+    # (folded twice: kept, each folded character's span would cost memory for every window)
+    asked = _asked_of([f[0] for c in spans for s in c if (f := fold(text[s[0] : s[1]]))])
     out: list[str] = []
     kept_from = 0
-    for a, b in revealed:
+    for (a, b), chunks in zip(revealed, spans, strict=True):
         out.append(text[kept_from:a])
-        chunks = list(line_chunks(text, a, b))
         for start, end in chunks:
             chunk = text[start:end]
-            if len(chunks) == 1:  # the check above found something: no second check
-                folded = fold(chunk)
-                out.append(chunk if folded is None else _redact_folded(chunk, *folded))
+            folded = fold(chunk)
+            # (one chunk: the check above found something in it, no second check)
+            if folded is None or (len(chunks) > 1 and _plain(folded[0], asked=asked) == folded[0]):
+                out.append(chunk)
             else:
-                out.append(_fold_chunk(chunk))
+                out.append(_redact_folded(chunk, *folded, asked=asked))
         kept_from = b
     out.append(text[kept_from:])
     return "".join(out)
+
+
+def _asked_of(texts: list[str]) -> Asked:
+    """The rules' words that ``texts`` may hold, asked of each of them (rather than all of
+    them, a pass over the text each): those any of them holds (asked of them at once, as a
+    long text is), and those a rule's marker holds (a rule puts them in)."""
+    if not _markers:
+        markers = "\n".join(f"[REDACTED:{rule.kind}]{rule.suffix}".lower() for rule in RULES)
+        _markers.append(frozenset(word for word in _triggers().words if word in markers))
+    words = Words("\n" + "\n".join(texts).lower(), distinct=True, asked=_triggers())
+    return Asked(tuple(words.present.union(_markers[0])))
+
+
+_markers: list[frozenset[str]] = []  # the rules' words that the rules' markers hold
 
 
 # Between the folded copies checked at once: a line no rule matches across (a NUL, which
@@ -354,16 +372,6 @@ def folded_text(text: str) -> str | None:
     :func:`fold`); None when folding changes nothing."""
     sites = _fold_sites(text)
     return spliced(text, sites, 0, len(text)) if sites else None
-
-
-def _fold_chunk(chunk: str) -> str:
-    """``chunk`` with the secrets its folded copy reveals replaced. The plain pass over the
-    folded copy (in C) tells whether there is any: most chunks have none, and skip the mapped
-    pass (Python per match) that replaces them in the original characters."""
-    folded = fold(chunk)
-    if folded is None or _plain(folded[0]) == folded[0]:
-        return chunk
-    return _redact_folded(chunk, *folded)
 
 
 def _triggered(words: Words, long_text: bool) -> Iterator[Rule]:
@@ -395,14 +403,18 @@ def _triggers() -> Asked:
     return _asked[0]
 
 
-def _redact_folded(text: str, folded: str, starts: list[int], ends: list[int]) -> str:
-    """``text`` with what the rules replace in its folded copy replaced in it."""
+def _redact_folded(
+    text: str, folded: str, starts: list[int], ends: list[int], asked: Asked | None = None
+) -> str:
+    """``text`` with what the rules replace in its folded copy replaced in it (``asked``: as
+    for :func:`_plain`)."""
     work = "\n" + folded
     starts = [0, *starts]
     ends = [0, *ends]
     marks = "0" * len(work)  # "1" under a character a rule put there
     long_text = len(work) > LONG_TEXT
-    for rule in _triggered(Words(work.lower(), distinct=False, asked=_triggers()), long_text):
+    words = Words(work.lower(), distinct=False, asked=asked or _triggers())
+    for rule in _triggered(words, long_text):
         work, starts, ends, marks = _apply_mapped(rule, work, starts, ends, marks)
     if "1" not in marks:
         return text

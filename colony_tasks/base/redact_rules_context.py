@@ -69,8 +69,12 @@ FRAGMENTS: dict[str, str] = {
     # Not a segment of an ARN (arn:aws:secretsmanager:…:123456789012:secret:name); after
     # the word, so the pattern still starts with a literal `re` can jump between.
     "NOT_ARN": "(?<!aws:@WORD@)(?<!-cn:@WORD@)(?<!gov:@WORD@)(?<![0-9]:@WORD@)",
-    # Not a policy number: password_min_length = 12, PASSWORD_MAX_AGE_DAYS=90.
+    # Not a policy number: password_min_length = 12, PASSWORD_MAX_AGE_DAYS=90. First the
+    # cheap test that a separator follows the name (the rules that use this need one; the
+    # name, at most 73 characters of [\w-], is read whole): most words are not assigned to,
+    # and the policy test tries twenty words at each of forty places.
     "NOT_POLICY": (
+        r"""(?=[\w-]{0,80}+["']?+\]?+[ \t]{0,8}+[=:?,])"""
         r"""(?![\w-]{0,40}?(?i:min|max|len|age|days|count|expir|histor|rounds|attempts|retries"""
         r"""|timeout|ttl|lifetime|complexity|policy|chars|digits|reuse|interval)[\w-]{0,40}+"""
         r"""["']?+[ \t]{0,8}+[=:][ \t]{0,8}+["']?+[0-9]{1,6}+(?![^\s"',;)}\]]))"""
@@ -398,14 +402,15 @@ CONTEXT: tuple[tuple, ...] = (
     # YAML allows unquoted values with spaces: `password: correct horse battery staple`.
     # Anchored on the newline before the key (redact() puts one before the text). The lookahead
     # reads the key once and looks past it: most lines are not `key: value`, and only those are
-    # searched for the sensitive word. The key ends in ":" at most 40 characters after its
+    # searched for the start of the sensitive word (cheap), and only those holding it for a
+    # policy word. The key ends in ":" at most 40 characters after its
     # sensitive word (12 at most; `within`).
     (
         "yaml-password",
         "secret",
         ("pass", "pwd", "secret", "credential"),
-        r"""(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))(?!@YAML_POLICY@)"""
-        r"""[\w.-]{0,20}?"""
+        r"""(?P<keep>\n[ \t-]{0,32}+(?=[\w.-]{1,80}+:[ \t]{1,8}+(?![\"']))"""
+        r"""(?=[\w.-]{0,20}?(?i:pass|secret|credential|[_-]p))(?!@YAML_POLICY@)[\w.-]{0,20}?"""
         r"""@STRONG@[\w-]{0,40}+:[ \t]{1,8}+)(?![\"'])@NOT_CODE@[^\n]++""",
         {"needs": (":",), "within": 64},
     ),

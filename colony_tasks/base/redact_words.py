@@ -28,6 +28,19 @@ def _parts(word: str) -> tuple[str, ...]:
     return parts
 
 
+def _deduplicated(lowered: str) -> str:
+    """``lowered`` or, when its lines repeat (logs, test runs, pasted output: judged on its
+    first lines), its distinct lines: no word spans a line break, so either holds the same
+    words, and the lines are fewer to split than the words."""
+    sample = lowered[:SAMPLE].splitlines()
+    if len(set(sample)) * 2 > len(sample):
+        return lowered
+    return "\n".join(set(lowered.splitlines()))
+
+
+SAMPLE = 65_536  # characters from the start of a long text that judge whether its lines repeat
+
+
 class Asked:
     """Words asked of every text at once (the rules' triggers); for a long text's distinct
     words, split into those without blanks and those with, each with its parts."""
@@ -61,7 +74,7 @@ class Words:
         self.lowered = lowered
         self._distinct = lowered
         if distinct:
-            joined = "\n".join(set(lowered.split()))
+            joined = "\n".join(set(_deduplicated(lowered).split()))
             if len(joined) < len(lowered):
                 self._distinct = joined
         self._known: dict[str, bool] = {}
