@@ -1,11 +1,11 @@
 """Same-run A/B of the hook path of two installs: every hook event, warm and cold, B against A.
 
-    python bench/hooks_ab.py --a /work/main/.venv/bin/colony-tasks --b .venv/bin/colony-tasks \
+    python bench/hooks_ab.py --a ../other-checkout/.venv/bin/colony-tasks --b .venv/bin/colony-tasks \
         [--n 40] [--seed 200] [--warmup 2] [--keep]
 
 Each side is only its console script: it gets its own temporary ``COLONY_TASKS_HOME``, its own
 small git repository and its own store, seeded through that side's own ``colony-tasks hook ...``
-processes with realistic Claude Code payloads (the shapes of /work/shared/payloads), so the
+processes with realistic Claude Code payloads (the shapes of ../shared/payloads), so the
 comparison holds whatever each version's Python API or schema is. The seed is ``--seed`` hook
 events of history (prompts, edits, commands) from three live sessions, then one of them, the
 other session, edits ``src/held.py`` (claiming it), so a PreToolUse Edit of that file warns;
