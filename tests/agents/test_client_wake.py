@@ -1,8 +1,9 @@
 """Waking Gemini CLI, Qwen Code and Copilot CLI sessions, with their real CLIs, offline.
 
-None of the three can be woken while it idles: their hooks run only while a turn runs, and a
-hook started in the background cannot reach the session (each client's own code says why;
-:func:`idle_wake_blocker`). What they can do is Codex's stop gate: a session whose turn ends
+colony-tasks wakes none of the three while it idles: their hooks run only while a turn runs,
+and a hook started in the background cannot reach the session; what could (Qwen Code's
+cross-session inbox, a Copilot CLI extension) is not built yet (each client's own code says
+so: :func:`idle_wake_blocker`). What they can do is Codex's stop gate: a session whose turn ends
 (Gemini CLI's AfterAgent, Qwen Code's Stop, Copilot CLI's agentStop) with an urgent item
 pending is kept working once; the item is its next prompt. With only chatter pending it stops
 at once.
@@ -142,17 +143,24 @@ def _gemini_blocker(sandbox: Sandbox) -> str:
 
 def _qwen_blocker(sandbox: Sandbox) -> str:
     """Qwen Code runs ``async`` hooks, but keeps what they say in a registry nobody reads: the
-    accessor is defined and never called (its docs: "Output is not delivered yet")."""
+    accessor is defined and never called (its docs: "Output is not delivered yet"). Its
+    cross-session inbox takes other processes' messages into a session's input queue (held
+    for the user's review unless settings accept them); colony-tasks does not use it yet."""
     package = _package(sandbox, "@qwen-code/qwen-code")
     code = _read_all(package / "chunks") + "\n" + (package / "cli.js").read_text()
-    assert "class AsyncHookRegistry" in code or "AsyncHookRegistry = class" in code
+    assert "AsyncHookRegistry = class" in code
     for accessor in ("getPendingAsyncOutput", "hasPendingAsyncOutput"):
         uses = re.findall(rf"\b{accessor}\(", code)
         definitions = re.findall(rf"^\s+{accessor}\(\) \{{", code, re.M)
         assert len(definitions) == 1 and len(uses) == 1, (accessor, len(uses))
-    docs = (package / "bundled/qc-helper/docs/features/hooks.md").read_text()
-    assert "Output is not delivered yet" in docs
-    return "an idle one is not woken (async hooks run, but their output is never delivered)"
+    docs = package / "bundled/qc-helper/docs/features"
+    assert "Output is not delivered yet" in (docs / "hooks.md").read_text()
+    protocol = (docs / "cross-session-protocol.md").read_text()
+    assert "## 2. The inbox socket" in protocol and "agents.crossSessionInbound" in protocol
+    return (
+        "an idle one is not woken yet (async hooks' output is never delivered; its"
+        " cross-session inbox could take a message: not built)"
+    )
 
 
 def _copilot_blocker(sandbox: Sandbox) -> str:
