@@ -12,9 +12,11 @@ Never ordinary chatter: broadcast notes, decisions and answers wait for the next
 
 Two levers reach an idle session. Claude Code runs a background Stop handler
 (``colony-tasks hook wait``) that holds a wait in the relay and wakes the session when such an
-item arrives (:func:`claim`, called by the relay). Codex runs hooks only synchronously: its Stop
-is gated instead (:func:`stop_gate`): with an *urgent* item pending the session does not stop,
-and the item becomes its next prompt, at most :data:`MAX_STOP_BLOCKS` stops in a row.
+item arrives (:func:`claim`, called by the relay). The agents of :data:`STOP_GATED` (Codex,
+Gemini CLI, Qwen Code, Copilot CLI) run their Stop hooks only synchronously, but a Stop hook's
+answer can keep the turn going: their Stop is gated instead (:func:`stop_gate`): with an
+*urgent* item pending the session does not stop, and the item becomes its next prompt, at most
+:data:`MAX_STOP_BLOCKS` stops in a row.
 
 Either way the items are claimed with the same mark the hooks' mid-turn delivery uses
 (``recipients.state``, in one transaction), so a wake and the next hook never both deliver one.
@@ -53,7 +55,11 @@ from . import delivery
 DIRECTED = (ObsKind.QUESTION, ObsKind.HANDOFF, ObsKind.TURN)
 #: Kinds that wake every recipient (they are only ever addressed to the sessions they concern).
 ALWAYS = (ObsKind.INTERFACE,)
-#: How many stops in a row Codex's stop gate holds back before it lets the session stop.
+#: The agents whose Stop hook can keep the session working (Codex's Stop, Gemini CLI's
+#: AfterAgent, Qwen Code's Stop, Copilot CLI's agentStop: the answer's reason becomes the next
+#: prompt): their stops are gated (:func:`stop_gate`).
+STOP_GATED = (AgentKind.CODEX, AgentKind.GEMINI, AgentKind.QWEN, AgentKind.COPILOT)
+#: How many stops in a row the stop gate holds back before it lets the session stop.
 MAX_STOP_BLOCKS = 3
 #: Default wake budgets: wakes of one recipient, and by one sender's items, per :data:`WINDOW`.
 PER_MINUTE = 4
@@ -154,7 +160,7 @@ def claim(
 ) -> list[Observation]:
     """Take the items that wake this session, marked delivered (``via``) in one transaction:
     whoever claims first — this, or the session's own next hook — delivers, never both.
-    ``urgent_only``: only urgent items (Codex's stop gate). Nothing when the session's wake
+    ``urgent_only``: only urgent items (the stop gate). Nothing when the session's wake
     budgets are spent (:func:`may_wake`): the items wait for its next turn."""
 
     def found() -> list[Observation]:
@@ -182,7 +188,7 @@ def hold(store: Store, session_id: str, held: bool) -> None:
 
 
 class Gate(Record):
-    """What Codex's Stop gate decided: ``items`` (urgent, now delivered) keep the session
+    """What the Stop gate decided: ``items`` (urgent, now delivered) keep the session
     working — they become its next prompt — and ``last`` says this is the last hold in a row;
     ``unread`` urgent items wait for its next prompt because its stop was held back
     :data:`MAX_STOP_BLOCKS` times already (its human is told). Empty: let it stop."""
@@ -193,12 +199,14 @@ class Gate(Record):
 
 
 def stop_gate(store: Store, me: Session, active: bool) -> Gate:
-    """Codex's Stop: keep the session working with its urgent items (which become its next
+    """The Stop of an agent of :data:`STOP_GATED`: keep the session working with its urgent items (which become its next
     prompt and count as delivered), or let it stop.
 
-    ``active``: this stop follows one the gate held back (Codex's ``stop_hook_active``). After
+    ``active``: this stop follows one the gate held back (the agent's ``stop_hook_active``). After
     :data:`MAX_STOP_BLOCKS` in a row the session stops; what is left waits for its next prompt,
     and the human is told so. Non-urgent items never hold a stop."""
+    if me.agent not in STOP_GATED:
+        return Gate()
     blocks = store.stop_blocks(me.id) if active else 0
     if blocks >= MAX_STOP_BLOCKS:
         store.set_stop_blocks(me.id, 0)
@@ -227,7 +235,7 @@ def recipient_status(store: Store, obs: Observation | None, recipient: dict[str,
     """For the sender, per recipient of ``obs``: ``woke`` / ``kept from stopping`` (it was
     delivered so), ``delivered``, ``waking`` (it idles with a wake wait held: it is woken
     now; ``next turn (wake limit reached)`` when its wake budgets are spent), ``before it
-    stops`` (an urgent item to Codex), ``next turn`` (it sees it at its
+    stops`` (an urgent item to an agent of :data:`STOP_GATED`), ``next turn`` (it sees it at its
     next hook), or ``ended: re-address it to the lane``."""
     state = recipient.get("state")
     if state == "delivered":
@@ -242,7 +250,7 @@ def recipient_status(store: Store, obs: Observation | None, recipient: dict[str,
     if recipient.get("wake_since") is not None:
         held = not may_wake(store, str(recipient.get("session_id")), [obs])
         return "next turn (wake limit reached)" if held else "waking"
-    if recipient.get("agent") == AgentKind.CODEX and obs.urgent:
+    if recipient.get("agent") in STOP_GATED and obs.urgent:
         return "next hook, or before it stops"
     return "next turn"
 

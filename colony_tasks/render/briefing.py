@@ -432,7 +432,8 @@ def woke(rows: Sequence[dict]) -> str | None:
 
 
 def stop_reason(store: Store, result: Result) -> str | None:
-    """Codex's Stop held back: the urgent items, as its next prompt, and why."""
+    """A Stop held back (:func:`colony_tasks.domain.wake.stop_gate`): the urgent items, as the
+    session's next prompt, and why."""
     gate, me = result.gate, result.session
     if gate is None or me is None or not gate.items:
         return None

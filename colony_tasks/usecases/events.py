@@ -86,7 +86,7 @@ class Result(Record):
     was made; ``deny``: block mode refuses it); ``delivered`` what was addressed to the session mid-turn;
     ``undeliverable`` what it sent that can no longer reach its recipient, ``woken`` which of
     its items woke an idle recipient or kept it from stopping (each told once); ``gate`` what
-    Codex's Stop gate decided (:func:`colony_tasks.domain.wake.stop_gate`)."""
+    the Stop gate decided (:func:`colony_tasks.domain.wake.stop_gate`)."""
 
     session: Session | None = None
     joined: Joined | None = None
@@ -410,11 +410,12 @@ def _after_edit(
 
 
 def stop(store: Store, event: Event, active: bool = False) -> Result:
-    """The agent finished a turn: the session is still alive. A Codex session with urgent
-    items pending is kept working (:func:`colony_tasks.domain.wake.stop_gate`; ``active``: this stop
-    follows one that was held back); Claude Code is woken by its background wait instead."""
+    """The agent finished a turn: the session is still alive. A session whose Stop can keep
+    it working (Codex, Gemini CLI, Qwen Code, Copilot CLI) with urgent items pending is kept
+    working (:func:`colony_tasks.domain.wake.stop_gate`; ``active``: this stop follows one that
+    was held back); Claude Code is woken by its background wait instead."""
     me = _session(store, event)
-    if event.agent != "codex" or event.subagent:
+    if event.agent not in wake.STOP_GATED or event.subagent:
         return NOTHING
     gate = wake.stop_gate(store, me, active)
     return Result(me, gate=gate) if gate.items or gate.unread else NOTHING

@@ -140,13 +140,32 @@ def test_waking_can_be_turned_off_for_the_user_or_for_one_repository(lane, home:
     assert not wake.enabled(store, idle)
 
 
-# -- Codex's stop gate ------------------------------------------------------------------------
+# -- the stop gate (Codex, Gemini CLI, Qwen Code, Copilot CLI) --------------------------------
 
 
-def _stop(store: Store, session_id: str, repo: Path, active: bool) -> str | None:
-    """The reason a Codex stop is held back (its next prompt), or None."""
-    result = events.stop(store, Event(session_id, "codex", str(repo)), active)
+def _stop(
+    store: Store, session_id: str, repo: Path, active: bool, agent: str = "codex"
+) -> str | None:
+    """The reason a stop is held back (its next prompt), or None."""
+    result = events.stop(store, Event(session_id, agent, str(repo)), active)
     return briefing.stop_reason(store, result)
+
+
+@pytest.mark.parametrize("agent", ["gemini", "qwen", "copilot", "claude"])
+def test_a_stop_is_gated_only_for_agents_whose_stop_hook_can_keep_them_working(
+    tmp_path, repo, home, agent: str
+):
+    store = open_local()
+    me = join(store, f"{agent}-1", agent, repo).session
+    other = join(store, "cx-1", "codex", repo).session
+    asked = actions.ask(store, other, "Is the schema final?", to=me.handle, urgent=True)
+    reason = _stop(store, me.id, repo, False, agent)
+    gated = agent in wake.STOP_GATED
+    assert (reason is not None and "Is the schema final?" in reason) is gated
+    assert (store.recipients(asked.id)[0]["via"] == "stop") is gated
+    status = wake.annotate(store, asked.id, store.recipients(asked.id))[0]["wake"]
+    assert status == ("kept from stopping" if gated else "next turn")
+    store.close()
 
 
 def _stop_notice(store: Store, session_id: str, repo: Path, active: bool) -> str | None:
