@@ -5,7 +5,9 @@ its caller by walking its own ancestors to that pid; the relay, told a client's 
 kernel, walks from it to the client's agent (:func:`agent_chain`) rather than believe the pid
 the client sends. A hook whose agent process is not the
 session's recorded, still running, owner may not end or alter it
-(:func:`colony_tasks.domain.sessions.check_owner`). Standard library only.
+(:func:`colony_tasks.domain.sessions.check_owner`). A wrapping shell is walked past, and so is
+a process GitHub Copilot CLI started to run an extension (:func:`extension_host`): our
+extension's wait acts as its Copilot session. Standard library only.
 
 Where the process table is read from (:func:`backend`):
 
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
 PROC_ROOT = "/proc"
 PS = "/bin/ps"
+#: What GitHub Copilot CLI runs an extension with, and the variable it sets for it (its pid).
+EXTENSION_BOOTSTRAP = "extension_bootstrap.mjs"
+COPILOT_EXTENSION_PARENT = "COPILOT_EXTENSION_PARENT_PID"
 
 
 def _proc_stat(pid: int) -> tuple[str, int] | None:
@@ -207,8 +212,13 @@ def agent_pid(*, cheap: bool = False) -> int | None:
         info = _stat(pid, how)
         if info is None and cheap and how != "proc":
             return None
-        if info is None or info[0] not in SHELLS or info[1] <= 1:
+        if info is None or info[1] <= 1:
             return pid
+        if info[0] not in SHELLS:
+            # Only a process Copilot started for an extension carries its marker: other
+            # hooks pay nothing for this.
+            marked = os.environ.get(COPILOT_EXTENSION_PARENT) == str(info[1])
+            return info[1] if marked and extension_host(pid, info[1]) else pid
         pid = info[1]
     return pid
 
@@ -225,10 +235,30 @@ def agent_chain(pid: int) -> list[int]:
     chain = [pid, info[1]]
     for _ in range(4):
         info = _stat(chain[-1], how)
-        if info is None or info[0] not in SHELLS or info[1] <= 1:
+        if info is None or info[1] <= 1:
+            break
+        if info[0] not in SHELLS:
+            if extension_host(chain[-1], info[1]):
+                chain.append(info[1])
             break
         chain.append(info[1])
     return chain
+
+
+def extension_host(pid: int, parent: int) -> bool:
+    """Whether ``pid`` is a process GitHub Copilot CLI (``parent``) started to run one of its
+    extensions: the same program as its parent, running Copilot's extension bootstrap
+    (``<copilot> <copilot> .../preloads/extension_bootstrap.mjs``). Such a process works for
+    its parent alone, as a wrapping shell does, so the agent is the parent: our extension's
+    ``colony-tasks hook wait`` acts as the Copilot session that started it, and no other.
+    False where ``/proc`` cannot tell (another platform, another user's process)."""
+    args = command_line(pid)
+    if not args or len(args) < 2 or os.path.basename(args[-1]) != EXTENSION_BOOTSTRAP:
+        return False
+    try:
+        return os.readlink(f"{PROC_ROOT}/{pid}/exe") == os.readlink(f"{PROC_ROOT}/{parent}/exe")
+    except OSError:
+        return False
 
 
 def ancestors(limit: int = 6) -> list[int]:
