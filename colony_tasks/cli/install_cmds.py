@@ -123,6 +123,8 @@ def next_steps(plan: Plan) -> list[str]:
                 steps.append(f"Warning: {twice}")
     if "gemini" in plan.agents:
         steps.append(status.GEMINI_TRUST_STEP)
+    if "copilot" in plan.agents and plan.action == "install" and plan.scope == "user":
+        steps.append(status.copilot_wake_step())
     if "codex" in plan.agents:
         steps.append(status.CODEX_TRUST_STEP)
         if plan.scope == "project":

@@ -12,8 +12,12 @@ and blocks on that one connection — no polling here; the relay watches for eve
   nothing can wake it, so this exits 0 at once.
 
 Codex runs no background handlers (its stop gate is :func:`colony_tasks.domain.wake.stop_gate`): for
-Codex this exits 0 at once; so does it inside Copilot CLI, which runs ``.claude/settings.json``
-hooks too (``COPILOT_CLI=1``) but knows no background handler and would wait on this one. Standard library only, like every hook client.
+Codex this exits 0 at once; so does it inside Copilot CLI's hooks, which include
+``.claude/settings.json``'s (``COPILOT_CLI=1``): Copilot knows no background handler and would
+wait on this one. For Copilot our extension runs it instead (``--agent copilot``, from the
+process Copilot starts for the extension: :mod:`colony_tasks.install.copilot_extension`), when
+the session goes idle; the extension prompts the session with what it prints. Standard library
+only, like every hook client.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import sys
 import time
 
 from ..base import backend, paths
-from ..base.procs import agent_pid, command_line
+from ..base.procs import COPILOT_EXTENSION_PARENT, agent_pid, command_line
 from ..relay import wire
 from .dialects import copilot_claude_hook
 from .payload import detect_agent, text
@@ -89,6 +93,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _waits(agent: str | None) -> bool:
+    """Claude Code's background Stop handler, or our Copilot CLI extension (the only one that
+    runs it for Copilot: Copilot marks the processes it starts for extensions)."""
+    if agent == "copilot":
+        return bool(os.environ.get(COPILOT_EXTENSION_PARENT))
+    return agent == "claude"
+
+
 def run(args: list[str]) -> int:
     """Entry point: 2 with the wake text on stderr, else 0. Fails open (0, logged)."""
     try:
@@ -97,7 +109,7 @@ def run(args: list[str]) -> int:
         if not isinstance(payload, dict):
             return 0
         agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
-        if (agent or detect_agent(payload, "stop")) != "claude" or copilot_claude_hook(os.environ):
+        if copilot_claude_hook(os.environ) or not _waits(agent or detect_agent(payload, "stop")):
             return 0
         session = text(payload, "session_id")
         if not session:

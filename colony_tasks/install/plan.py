@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import claude, codex, copilot, gemini, opencode, record
+from . import claude, codex, copilot, copilot_extension, gemini, opencode, record
 from .files import (
     InstallError,
     ShapeProblem,
@@ -230,6 +230,14 @@ def _edits(
         edits.append(
             (copilot.mcp_path(scope, root), "Copilot CLI MCP server", _json_edit(mcp, removing))
         )
+        if scope == "user":
+            edits.append(
+                (
+                    copilot_extension.extension_path(),
+                    "Copilot CLI extension (wakes an idle session)",
+                    _extension_edit(removing, portable),
+                )
+            )
     if "opencode" in agents:
         edits.append(
             (
@@ -260,6 +268,16 @@ def _plugin_edit(removing: bool, command: str | None) -> TextEdit:
             return opencode.uninstall_plugin(path, text)
         assert command is not None
         return opencode.install_plugin(path, text, command)
+
+    return edit
+
+
+def _extension_edit(removing: bool, command: str | None) -> TextEdit:
+    def edit(path: Path, text: str | None) -> str | None:
+        if removing:
+            return copilot_extension.uninstall(path, text)
+        assert command is not None
+        return copilot_extension.install(path, text, command)
 
     return edit
 
@@ -338,19 +356,24 @@ def apply(plan: Plan, now: float | None = None) -> Plan:
             remove(change.path)
             if not change.private:  # project folders (.claude/, .opencode/plugins/) left empty
                 _remove_empty_folders(change.path.parent)
+            elif change.path == copilot_extension.extension_path():
+                _remove_empty_folders(change.path.parent, stop=1)  # the extension's own folder
         else:
             atomic_write(change.path, change.after, private=change.private)
     return plan
 
 
-def _remove_empty_folders(folder: Path) -> None:
-    """``folder`` and the folders above it that it emptied, up to the repository root."""
-    while not (folder / ".git").exists():
+def _remove_empty_folders(folder: Path, stop: int | None = None) -> None:
+    """``folder`` and the folders above it that it emptied, up to the repository root (or
+    ``stop`` folders at most)."""
+    removed = 0
+    while not (folder / ".git").exists() and (stop is None or removed < stop):
         try:
             folder.rmdir()
         except OSError:
             return
         folder = folder.parent
+        removed += 1
 
 
 def run(

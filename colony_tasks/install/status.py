@@ -24,7 +24,7 @@ from typing import Any
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from . import claude, codex, copilot, gemini
+from . import claude, codex, copilot, copilot_extension, gemini
 from .hookblock import WAIT_EVENT, WAIT_SLUG, events_for, is_our_handler
 from .locate import codex_home
 
@@ -240,6 +240,28 @@ def route_double_install(agent: str, root: Path | None) -> str | None:
     )
 
 
+def copilot_wake_note() -> str | None:
+    """What keeps our Copilot CLI extension from running, when it is installed: Copilot's
+    experimental features are off (the user turns them on; install does not)."""
+    path = copilot_extension.extension_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    settings = _json(copilot.copilot_home() / "settings.json")
+    if not copilot_extension.is_ours(text) or copilot_extension.experimental_on(settings):
+        return None
+    return f"{path} is installed, but {copilot_extension.NOT_LOADED}"
+
+
+def copilot_wake_step() -> str:
+    """The install's word on the Copilot extension: what it does, and what it still needs."""
+    settings = _json(copilot.copilot_home() / "settings.json")
+    if copilot_extension.experimental_on(settings):
+        return "Copilot CLI: the colony-tasks extension wakes an idle session (experimental)."
+    return f"Copilot CLI: the colony-tasks extension wakes an idle session. {copilot_extension.NOT_LOADED}"
+
+
 def where(root: Path | None) -> list[Path]:
     """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
     claude_files = [claude.settings_path("user", None)]
@@ -353,6 +375,9 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
         notes.append(CODEX_TRUST_STEP)
     if clients["gemini"]:
         notes.append(GEMINI_TRUST_STEP)
+    wake = copilot_wake_note()
+    if wake:
+        notes.append(wake)
     cursor = cursor_note(root)
     if cursor:
         notes.append(cursor)

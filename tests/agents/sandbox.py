@@ -363,15 +363,7 @@ class Sandbox:
         allowed and the folder trusted; ``resume``: the prompt continues the latest session
         (``--continue``). Its first run extracts its package (~235 MB) under
         ``$XDG_CACHE_HOME/copilot``: one folder beside the toolchain, shared by every sandbox."""
-        env = {
-            **self.env,
-            "XDG_CACHE_HOME": self.copilot_cache(),
-            "COPILOT_OFFLINE": "true",
-            "COPILOT_AUTO_UPDATE": "false",
-            "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{server.port}/v1",
-            "COPILOT_PROVIDER_API_KEY": "sk-scripted",
-            "COPILOT_MODEL": "scripted",
-        }
+        env = self.copilot_env(server)
         command = [
             self.toolchain.copilot,
             "-p",
@@ -382,6 +374,18 @@ class Sandbox:
             *(["--continue"] if resume else ["--trust-folder"]),
         ]
         return self._start("copilot", command, env, server)
+
+    def copilot_env(self, server: ChatCompletionsServer) -> dict[str, str]:
+        """Copilot offline against ``server`` (a BYOK OpenAI provider), no update."""
+        return {
+            **self.env,
+            "XDG_CACHE_HOME": self.copilot_cache(),
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{server.port}/v1",
+            "COPILOT_PROVIDER_API_KEY": "sk-scripted",
+            "COPILOT_MODEL": "scripted",
+        }
 
     def copilot_cache(self) -> str:
         """Where Copilot extracts its package: one folder beside the toolchain."""

@@ -1,15 +1,18 @@
-"""Claude Code's interactive UI in a real terminal (tmux), for what ``claude -p`` never does.
+"""Claude Code's and Copilot CLI's interactive UIs in a real terminal (tmux), for what their
+print modes never do.
 
 Some events come only from the interactive UI: ``Notification`` with ``idle_prompt`` (the UI
 has been waiting for input for ``messageIdleNotifThresholdMs``) and with ``permission_prompt``
 (it shows a permission dialog). :func:`interactive_claude` starts ``claude PROMPT`` in a
 detached tmux session of its own (own socket under the sandbox), past the first-run screens
 the way a user who already went through them would be, and kills it afterwards.
+:func:`interactive_copilot` does the same for Copilot CLI (an idle session its extension wakes).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model_server import MessagesServer
+from .model_server import ChatCompletionsServer, MessagesServer
 from .sandbox import Sandbox
 
 WAIT_SECONDS = 60
@@ -90,6 +93,41 @@ def interactive_claude(
         "TERM": "xterm-256color",
     }
     command = [sandbox.toolchain.claude, "--debug-file", str(terminal.debug), *extra, prompt]
+    shell = (
+        f"cd {shlex.quote(str(sandbox.repo))} && exec env -i "
+        + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        + " "
+        + " ".join(shlex.quote(part) for part in command)
+    )
+    subprocess.run(
+        ["tmux", "-S", str(terminal.socket), "new-session", "-d", "-x", "160", "-y", "45", shell],
+        check=True,
+    )
+    try:
+        yield terminal
+    finally:
+        subprocess.run(
+            ["tmux", "-S", str(terminal.socket), "kill-server"], capture_output=True, check=False
+        )
+
+
+@contextmanager
+def interactive_copilot(
+    sandbox: Sandbox, server: ChatCompletionsServer, prompt: str, *extra: str
+) -> Iterator[Terminal]:
+    """``copilot -i PROMPT`` (its interactive UI, the prompt its first message) offline against
+    ``server``, every tool allowed, in a tmux session of its own; killed afterwards."""
+    if shutil.which("tmux") is None:
+        import pytest
+
+        pytest.skip("tmux is not installed: the interactive UI needs a terminal")
+    index = len(list(sandbox.home.parent.glob("tmux-copilot-*.sock")))
+    terminal = Terminal(sandbox.home.parent / f"tmux-copilot-{index}.sock", Path(os.devnull))
+    env = {
+        **sandbox.copilot_env(server),
+        "TERM": "xterm-256color",
+    }
+    command = [sandbox.toolchain.copilot, "--allow-all", "--no-auto-update", *extra, "-i", prompt]
     shell = (
         f"cd {shlex.quote(str(sandbox.repo))} && exec env -i "
         + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())

@@ -443,3 +443,27 @@ def test_a_claude_in_print_mode_without_streaming_input_is_not_waited_for():
         finally:
             agent.kill()
             agent.wait()
+
+
+def test_a_copilot_wait_is_held_only_from_the_process_copilot_starts_for_an_extension(
+    home: Path, repo: Path
+):
+    """A Copilot hook (``COPILOT_CLI=1``) runs inside a turn: a wait there would hold the turn.
+    Only our extension, whose process Copilot marks, waits for a Copilot session."""
+    payload = json.dumps({"session_id": "cp", "cwd": str(repo)}).encode()
+    base = {**os.environ, "COLONY_TASKS_HOME": str(home)}
+    base.pop("COPILOT_EXTENSION_PARENT_PID", None)
+    for extra in ({}, {"COPILOT_CLI": "1", "COPILOT_EXTENSION_PARENT_PID": str(os.getpid())}):
+        started = time.monotonic()
+        done = subprocess.run(
+            [str(EXE), "hook", "wait", "--agent", "copilot"],
+            input=payload,
+            capture_output=True,
+            env={**base, **extra},
+            timeout=20,
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        assert time.monotonic() - started < 10
+    from colony_tasks.relay import wire
+
+    assert not (home / f"relay-{wire.LOCAL_KEY}.sock").exists()  # it never asked the relay
