@@ -29,6 +29,7 @@ from .redact_encoded import redact_encoded
 from .redact_encoded import triggers as encoded_triggers
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
+from .redact_mapped import apply_mapped
 from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
 from .redact_words import Asked, Words
@@ -415,7 +416,8 @@ def _redact_folded(
     long_text = len(work) > LONG_TEXT
     words = Words(work.lower(), distinct=False, asked=asked or _triggers())
     for rule in _triggered(words, long_text):
-        work, starts, ends, marks = _apply_mapped(rule, work, starts, ends, marks)
+        compiled = _compile(rule, len(work) > LONG_TEXT)  # (markers change the length)
+        work, starts, ends, marks = apply_mapped(rule, compiled, work, starts, ends, marks)
     if "1" not in marks:
         return text
     out: list[str] = []
@@ -427,43 +429,6 @@ def _redact_folded(
         kept_from = ends[b - 1]
     out.append(text[kept_from:])
     return "".join(out)
-
-
-def _apply_mapped(
-    rule: Rule, work: str, starts: list[int], ends: list[int], marks: str
-) -> tuple[str, list[int], list[int], str]:
-    """:func:`apply_rule` on a folded text, carrying each character's original span along."""
-    patterns, marker, replace = _compile(rule, len(work) > LONG_TEXT)
-    for pattern in patterns:
-        pieces: list[str] = []
-        new_starts: list[int] = []
-        new_ends: list[int] = []
-        new_marks: list[str] = []
-        last = 0
-        for match in pattern.finditer(work):
-            a, b = match.span()
-            keep = match.group(1) if pattern.groups else ""
-            if replace is not None and replace(match) == match.group():
-                continue
-            cut = a + len(keep)
-            if cut >= b:
-                continue
-            pieces.append(work[last:cut])
-            new_starts.extend(starts[last:cut])
-            new_ends.extend(ends[last:cut])
-            new_marks.append(marks[last:cut])
-            pieces.append(marker)
-            new_starts.extend([starts[cut]] * len(marker))
-            new_ends.extend([ends[b - 1]] * len(marker))
-            new_marks.append("1" * len(marker))
-            last = b
-        if pieces:
-            pieces.append(work[last:])
-            new_starts.extend(starts[last:])
-            new_ends.extend(ends[last:])
-            new_marks.append(marks[last:])
-            work, starts, ends, marks = "".join(pieces), new_starts, new_ends, "".join(new_marks)
-    return work, starts, ends, marks
 
 
 def near(lowered: str, trigger: str, rule: Rule) -> bool:

@@ -45,9 +45,12 @@ _LOOKALIKE = (
     "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04cf\u0501"
     "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
 )
-_FOLDABLE = (
-    # the first character, a backslash or not ASCII, is a class: `re` skips ASCII text in C
-    "[\\\\\x80-\U0010ffff]"
+# the first character, a backslash or not ASCII, is a class: `re` skips ASCII text in C
+_FIRST = "[\\\\\x80-\U0010ffff]"
+# what every branch of _BRANCHES needs, tested at once: a special character, or an ASCII
+# letter or digit next to it (most characters of non-Latin prose fail here, cheaply)
+_GUARD = f"(?=[A-Za-z0-9]|(?<=[\\\\{_INVISIBLE}{_COMPAT}{_LOOKALIKE}])|(?<=[A-Za-z0-9].))"
+_BRANCHES = (
     # after a backslash: escaping backslashes before a quote, a line continuation, an escaped
     # ASCII character: \u0070, \x70 (JSON, JavaScript and Python string escapes)
     "(?:(?<=\\\\)(?:\\\\*+(?=[\"'])|\\r?\\n[ \\t]{0,64}+|u00[2-7][0-9a-fA-F]|x[2-7][0-9a-fA-F])"
@@ -57,6 +60,7 @@ _FOLDABLE = (
     f"|(?<=[{_LOOKALIKE}])[{_LOOKALIKE}]{{0,15}}+(?=[A-Za-z0-9])"
     "|(?<=[^\\x00-\\x7f])(?=[A-Za-z0-9])))"
 )
+_FOLDABLE = _FIRST + _GUARD + _BRANCHES
 _fold_re: list[re.Pattern[str]] = []
 # Around each place folding changes, the rules run on the folded copy of this many characters
 # on either side (the rest of the text had the plain pass): a secret and its name fit in it.

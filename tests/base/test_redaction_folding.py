@@ -3,11 +3,12 @@ chunks that check changes are redacted one by one."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
-from colony_tasks.base import redact
+from colony_tasks.base import redact, redact_fold
 
 HARMLESS = 'ｆｕｌｌ ｗｉｄｔｈ zero\u200bwidth soft\u00adhyphen café \\"quoted\\" 修复 test\n'
 FILLER = "def handler(event):\n    return process(event)\n"
@@ -58,3 +59,17 @@ def test_the_site_scan_finds_what_folding_changes():
     folded = redact.folded_text(text)
     assert folded is not None and re.search("abc", folded)
     assert redact.folded_text(text) == redact.fold(text)[0]  # type: ignore[index]
+
+
+def test_the_guard_of_the_site_scan_changes_none_of_its_matches():
+    # the guard tests at once what each branch needs: the scan with it finds what the scan
+    # without it finds, on text dense with every kind of site and near miss
+    guarded = re.compile(redact_fold._FOLDABLE)
+    unguarded = re.compile(redact_fold._FIRST + redact_fold._BRANCHES)
+    assert redact_fold._GUARD in guarded.pattern
+    pieces = "aZ9K \\\"'\nu0x7\r\t\u0430\u0410\u200b\uff50\u00a0\u4e00\u00e9\u3000\u2014"
+    rng = random.Random(7)
+    for _ in range(200):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 400)))
+        found = [(m.span(), m.group("letters")) for m in guarded.finditer(text)]
+        assert found == [(m.span(), m.group("letters")) for m in unguarded.finditer(text)]
