@@ -32,7 +32,7 @@ from .redact_fold import fold_sites as _fold_sites
 from .redact_mapped import apply_mapped
 from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
-from .redact_words import Asked, Words
+from .redact_words import Asked, Words, lower
 from .text import utf8_safe
 
 TYPE_CHECKING = False
@@ -93,17 +93,16 @@ def apply_rule(
     anchors: tuple[str, ...] | None = None,
 ) -> str:
     """``text`` with ``rule`` applied (``spelled``: with the patterns for long texts; by
-    default, when ``text`` is longer than :data:`LONG_TEXT`). ``lowered``: ``text.lower()``,
+    default, when ``text`` is longer than :data:`LONG_TEXT`). ``lowered``: ``lower(text)``,
     when the caller has it (a rule with anchors finds them there). ``anchors``: those of the
     rule's anchors the text may hold, when the caller knows (the others are not looked for)."""
     if spelled is None:
         spelled = len(text) > LONG_TEXT
     patterns, marker, replace = _compile(rule, spelled)
     if rule.anchors and replace is None and len(patterns) == 1:
-        lowered = text.lower() if lowered is None else lowered
-        if len(lowered) == len(text):  # (else an anchor's place there is not its place here)
-            anchors = rule.anchors if anchors is None else anchors
-            return _apply_anchored(patterns[0], marker, text, lowered, anchors)
+        lowered = lower(text) if lowered is None else lowered
+        anchors = rule.anchors if anchors is None else anchors
+        return _apply_anchored(patterns[0], marker, text, lowered, anchors)
     for pattern in patterns:
         if replace is not None:
             text = pattern.sub(replace, text)
@@ -234,10 +233,10 @@ def _redact(text: str, limit: int | None) -> str:
     if limit is not None:
         text = cap(text, limit)
     text = utf8_safe(text)
-    lowered = text.lower()
+    lowered = lower(text)
     if "private" in lowered and "<" in text:
         text = drop_private(text)
-        lowered = text.lower()
+        lowered = lower(text)
     text = _plain(text, lowered)
     if not text.isascii() or "\\" in text:
         text = _redact_windows(text)
@@ -247,7 +246,7 @@ def _redact(text: str, limit: int | None) -> str:
 def _plain(text: str, lowered: str | None = None, asked: Asked | None = None) -> str:
     """``text`` with every rule whose trigger it holds applied (no folding). ``asked``: the
     rules' words it may hold, when the caller knows (by default, every one)."""
-    lowered = text.lower() if lowered is None else lowered
+    lowered = lower(text) if lowered is None else lowered
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
         return redact_mnemonics(text)
     long_text = len(text) > LONG_TEXT
@@ -264,14 +263,14 @@ def _plain(text: str, lowered: str | None = None, asked: Asked | None = None) ->
             if not anchors:  # every match starts at an anchor
                 continue
         if anchors and low is None:
-            low = work.lower()
+            low = lower(work)
         applied = apply_rule(rule, work, lowered=low, anchors=anchors)
         if applied is not work:
             work, low = applied, None
             words.add(_compile(rule, long_text)[1].lower())
     if not words.present.isdisjoint(COLUMN_WORDS):
         sql = "insert" in words and "values" in words
-        work = redact_columns(work, work.lower() if low is None else low, sql)
+        work = redact_columns(work, lower(work) if low is None else low, sql)
     if not words.present.isdisjoint(encoded_triggers()):
         work = redact_encoded(work, _plain)
     return redact_mnemonics(work[1:])
@@ -356,7 +355,7 @@ def _asked_of(texts: list[str]) -> Asked:
     if not _markers:
         markers = "\n".join(f"[REDACTED:{rule.kind}]{rule.suffix}".lower() for rule in RULES)
         _markers.append(frozenset(word for word in _triggers().words if word in markers))
-    words = Words("\n" + "\n".join(texts).lower(), distinct=True, asked=_triggers())
+    words = Words("\n" + lower("\n".join(texts)), distinct=True, asked=_triggers())
     return Asked(tuple(words.present.union(_markers[0])))
 
 
@@ -414,7 +413,7 @@ def _redact_folded(
     ends = [0, *ends]
     marks = "0" * len(work)  # "1" under a character a rule put there
     long_text = len(work) > LONG_TEXT
-    words = Words(work.lower(), distinct=False, asked=asked or _triggers())
+    words = Words(lower(work), distinct=False, asked=asked or _triggers())
     for rule in _triggered(words, long_text):
         compiled = _compile(rule, len(work) > LONG_TEXT)  # (markers change the length)
         work, starts, ends, marks = apply_mapped(rule, compiled, work, starts, ends, marks)

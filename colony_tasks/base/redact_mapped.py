@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from .redact_words import lower
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -72,21 +74,12 @@ def _matches(
     (``alone``: the pattern is the rule's only one and replaces every match, as
     :func:`colony_tasks.base.redact.apply_rule` requires of a rule with anchors)."""
     if rule.anchors and alone:
-        lowered = work.lower()
-        if len(lowered) == len(work):
-            return _tried_at(pattern, work, lowered, rule.anchors)
+        return _tried_at(pattern, work, lower(work), rule.anchors)
     word = _word(rule, pattern)
-    if word and not any(letter in work for letter in UNLOWERED):
-        lowered = work.lower()
-        if len(lowered) == len(work):
-            return _tried_at(pattern, work, lowered, (word,))
+    if word:
+        return _tried_at(pattern, work, lower(work), (word,))
     return pattern.finditer(work)
 
-
-# The letters that match an ASCII letter case-insensitively in ``re`` (str patterns) but do not
-# lower to it: dotted and dotless i, long s (tests/base/test_redaction_mapped.py checks every
-# code point).
-UNLOWERED = "\u0130\u0131\u017f"
 
 _WORDS: dict[str, str] = {}
 

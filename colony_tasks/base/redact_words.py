@@ -17,6 +17,23 @@ from __future__ import annotations
 
 import re
 
+# The letters that match an ASCII letter case-insensitively in ``re`` (str patterns) but do not
+# lower to it: dotted and dotless i, long s (tests/base/test_redaction_mapped.py checks every
+# code point).
+UNLOWERED = "\u0130\u0131\u017f"
+_AS_RE_READS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def lower(text: str) -> str:
+    """``text.lower()`` as the rules' case-insensitive patterns read it: the letters of
+    :data:`UNLOWERED` become the ASCII letter ``re`` takes them for. Triggers and anchors are
+    looked for in it, so a label spelt with one of them ("paſsword") still runs its rule; and
+    it has the length of ``text`` ("İ" alone lowers to two characters)."""
+    if text.isascii() or not any(letter in text for letter in UNLOWERED):
+        return text.lower()
+    return text.translate(_AS_RE_READS).lower()
+
+
 # Each word's blank-separated parts (the rules' words are few and asked of every text).
 _PARTS: dict[str, tuple[str, ...]] = {}
 

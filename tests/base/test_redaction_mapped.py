@@ -9,9 +9,10 @@ import re
 
 import pytest
 
-from colony_tasks.base.redact import _compile
-from colony_tasks.base.redact_mapped import UNLOWERED, _matches, _word
+from colony_tasks.base.redact import _compile, redact
+from colony_tasks.base.redact_mapped import _matches, _word
 from colony_tasks.base.redact_rules import RULES
+from colony_tasks.base.redact_words import UNLOWERED
 from tests.base.test_redaction_rules import EXAMPLES
 
 TRIED_AT = [
@@ -60,3 +61,23 @@ def test_a_letter_that_does_not_lower_to_the_words_falls_back_to_the_scan(letter
     assert tried == scanned
     if letter == "\u017f":  # the long s is an s to re: both assignments match
         assert len(scanned[0]) == 2
+
+
+@pytest.mark.parametrize("letter", list(UNLOWERED))
+def test_what_a_rule_reads_through_a_letter_re_equates_is_redacted(letter):
+    """A rule's triggers and anchors are looked for as its patterns read the text, so a label
+    spelt with a long s or a dotless or dotted i ("paſsword", "ıdentified") runs the rule."""
+    ascii_letter = "s" if letter == "\u017f" else "i"
+    missed = []
+    for rule in RULES:
+        for example in EXAMPLES.get(rule.name, [])[:1]:
+            variant = example.replace(ascii_letter, letter).replace(ascii_letter.upper(), letter)
+            if variant == example:
+                continue
+            patterns = _compile(rule)[0]
+            if (
+                any(pattern.search("\n" + variant) for pattern in patterns)
+                and redact(variant) == variant
+            ):
+                missed.append((rule.name, variant))
+    assert missed == []
