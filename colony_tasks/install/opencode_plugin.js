@@ -43,10 +43,16 @@ function context(reply) {
   return reply && typeof reply.additionalContext === "string" ? reply.additionalContext : ""
 }
 
-export const ColonyTasks = async ({ directory }) => {
+// A subagent (the `task` tool) runs as a child session (its `parentID`): like Claude Code's
+// subagents it is no colony session of its own. Its first message sends `subagent-start` for
+// its parent (the reply is the subagent's short brief), and its tool calls are its parent's,
+// naming it (`agent_id`, `agent_type`); its prompts, idle and end are not sent.
+export const ColonyTasks = async ({ client, directory }) => {
   const started = new Map()
   const briefed = new Set()
   const pending = new Map()
+  const parents = new Map()
+  const kinds = new Map()
   const send = (event, sessionID, name, extra) =>
     hook(event, { session_id: sessionID, cwd: directory, hook_event_name: name, ...extra })
   const start = (sessionID) => {
@@ -55,11 +61,50 @@ export const ColonyTasks = async ({ directory }) => {
     }
     return started.get(sessionID)
   }
+  const lookup = async (sessionID) => {
+    try {
+      const found = await client.session.get({ path: { id: sessionID } })
+      return (found && found.data && found.data.parentID) || ""
+    } catch {
+      return ""
+    }
+  }
+  const parentOf = (sessionID) => {
+    if (!parents.has(sessionID)) parents.set(sessionID, lookup(sessionID))
+    return parents.get(sessionID)
+  }
+  // The top session a session runs under ("" for a top session), at most a few levels up.
+  const rootOf = async (sessionID) => {
+    let root = ""
+    for (let id = sessionID, depth = 0; depth < 8; depth++) {
+      const parent = await parentOf(id)
+      if (!parent) break
+      root = id = parent
+    }
+    return root
+  }
+  // A subagent as Claude Code names one; the id's end is random (its start is a timestamp,
+  // alike for a turn's subagents).
+  const named = (sessionID, kind) => ({ agent_id: sessionID.slice(-14), agent_type: kind })
+  const subagent = async (sessionID, root, kind) => {
+    if (briefed.has(sessionID)) return ""
+    briefed.add(sessionID)
+    kinds.set(sessionID, kind)
+    await start(root)
+    return context(await send("subagent-start", root, "chat.message", named(sessionID, kind)))
+  }
+  // A tool event of the session, or of a subagent in its top session.
+  const tool = async (event, name, sessionID, extra) => {
+    const root = await rootOf(sessionID)
+    if (!root) return send(event, sessionID, name, extra)
+    return send(event, root, name, { ...extra, ...named(sessionID, kinds.get(sessionID) || "subagent") })
+  }
   return {
     event: async ({ event }) => {
       const info = event.properties || {}
-      if (event.type === "session.created" && info.info && !info.info.parentID) {
-        await start(info.info.id)
+      if (event.type === "session.created" && info.info) {
+        parents.set(info.info.id, Promise.resolve(info.info.parentID || ""))
+        if (!info.info.parentID) await start(info.info.id)
       } else if (event.type === "session.idle" && started.has(info.sessionID)) {
         await send("stop", info.sessionID, "session.idle", { stop_hook_active: false })
       } else if (event.type === "session.deleted" && info.info && started.has(info.info.id)) {
@@ -68,18 +113,25 @@ export const ColonyTasks = async ({ directory }) => {
       }
     },
     "chat.message": async (input, output) => {
-      const brief = briefed.has(input.sessionID) ? "" : context(await start(input.sessionID))
-      briefed.add(input.sessionID)
-      const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
-      const delta = context(await send("user-prompt-submit", input.sessionID, "chat.message", { prompt }))
-      const text = [brief, delta].filter(Boolean).join("\n\n")
+      const root = await rootOf(input.sessionID)
+      let text
+      if (root) {
+        const kind = (output.message && output.message.agent) || input.agent || "subagent"
+        text = await subagent(input.sessionID, root, kind)
+      } else {
+        const brief = briefed.has(input.sessionID) ? "" : context(await start(input.sessionID))
+        briefed.add(input.sessionID)
+        const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
+        const delta = context(await send("user-prompt-submit", input.sessionID, "chat.message", { prompt }))
+        text = [brief, delta].filter(Boolean).join("\n\n")
+      }
       const part = output.parts.find((p) => p.type === "text")
       if (text && part) {
         output.parts.push({ ...part, id: part.id.replace(/.$/, "Z"), text, synthetic: true })
       }
     },
     "tool.execute.before": async (input, output) => {
-      const reply = await send("pre-tool-use", input.sessionID, "tool.execute.before", {
+      const reply = await tool("pre-tool-use", "tool.execute.before", input.sessionID, {
         tool_name: input.tool, tool_input: output.args, tool_use_id: input.callID,
       })
       if (reply && reply.permissionDecision === "deny") {
@@ -88,7 +140,7 @@ export const ColonyTasks = async ({ directory }) => {
       if (context(reply)) pending.set(input.callID, context(reply))
     },
     "tool.execute.after": async (input, output) => {
-      const reply = await send("post-tool-use", input.sessionID, "tool.execute.after", {
+      const reply = await tool("post-tool-use", "tool.execute.after", input.sessionID, {
         tool_name: input.tool, tool_input: input.args, tool_use_id: input.callID,
       })
       const said = [pending.get(input.callID), context(reply)].filter(Boolean).join("\n\n")
