@@ -4,7 +4,8 @@ The session's model starts a subagent with its own tool (Gemini CLI's ``invoke_a
 Code's ``agent``, Copilot CLI's and OpenCode's ``task``) while another session holds
 ``prices.py``; the subagent's first model request shows what it was told.
 
-- Copilot CLI: its subagentStart hook's context reaches the subagent.
+- Copilot CLI: its subagentStart hook's context reaches the subagent, whose own hooks name
+  their parent session (so the subagent is its parent's, as Claude Code's are).
 - Qwen Code 0.24.4 fires SubagentStart but does not pass its context on to the subagent (so
   colony-tasks installs no SubagentStart hook there).
 - Gemini CLI 0.61.0 has no subagent hook event at all (its hook event names, from its bundle).
@@ -72,13 +73,22 @@ def _spawn(
     return holder, first, model
 
 
-def test_a_copilot_subagents_first_request_carries_its_brief(sandbox):
-    holder, first, model = _spawn(sandbox, COPILOT)
+def test_a_copilot_subagent_is_briefed_and_acts_as_its_sessions_subagent(sandbox):
+    """Copilot CLI runs the subagent as a session of its own; its hooks name the parent
+    (``parentAgentId``), so its edit is the parent's, naming it, and no second session is
+    registered."""
+    noted = sandbox.repo / "notes.txt"
+    steps = [call("create", path=str(noted), file_text="tax 0.19\n"), say("The tax is 0.19.")]
+    holder, first, model = _spawn(sandbox, COPILOT, subagent_steps=steps)
 
-    parent = re.search(r"colony-tasks: you are (copilot-\w+) ", context(model.main_requests()[0]))
-    assert parent, "the parent session was not briefed"
-    assert f"{BRIEF}subagent) of {parent.group(1)};" in first
+    parent = sandbox.session("copilot")["handle"]  # one colony session, not two
+    assert f"colony-tasks: you are {parent} " in context(model.main_requests()[0])
+    assert f"{BRIEF}task) of {parent};" in first
     assert f"{holder} holds prices.py." in first
+    edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]
+    assert [o["handle"] for o in edits] == [parent]
+    assert re.fullmatch(r"notes\.txt \(create, subagent task \w{8}\)", edits[0]["text"])
+    assert sandbox.hook_log() == ""
     hook = event_name("subagent-start", "copilot")
     record("copilot", sandbox.toolchain.version("copilot"), "subagent_brief", f"yes: {hook}")
 
