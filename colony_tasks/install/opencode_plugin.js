@@ -47,12 +47,17 @@ function context(reply) {
 // subagents it is no colony session of its own. Its first message sends `subagent-start` for
 // its parent (the reply is the subagent's short brief), and its tool calls are its parent's,
 // naming it (`agent_id`, `agent_type`); its prompts, idle and end are not sent.
+// After OpenCode compacts a session (its summary request done, `compaction.autocontinue`, or
+// the `session.compacted` event, whichever comes first), the session's next model request
+// carries a re-brief in its system text: `session-start` with source `compact`, as Claude
+// Code's SessionStart after a compaction.
 export const ColonyTasks = async ({ client, directory }) => {
   const started = new Map()
   const briefed = new Set()
   const pending = new Map()
   const parents = new Map()
   const kinds = new Map()
+  const compacted = new Set()
   const send = (event, sessionID, name, extra) =>
     hook(event, { session_id: sessionID, cwd: directory, hook_event_name: name, ...extra })
   const start = (sessionID) => {
@@ -105,6 +110,8 @@ export const ColonyTasks = async ({ client, directory }) => {
       if (event.type === "session.created" && info.info) {
         parents.set(info.info.id, Promise.resolve(info.info.parentID || ""))
         if (!info.info.parentID) await start(info.info.id)
+      } else if (event.type === "session.compacted" && started.has(info.sessionID)) {
+        compacted.add(info.sessionID)
       } else if (event.type === "session.idle" && started.has(info.sessionID)) {
         await send("stop", info.sessionID, "session.idle", { stop_hook_active: false })
       } else if (event.type === "session.deleted" && info.info && started.has(info.info.id)) {
@@ -129,6 +136,15 @@ export const ColonyTasks = async ({ client, directory }) => {
       if (text && part) {
         output.parts.push({ ...part, id: part.id.replace(/.$/, "Z"), text, synthetic: true })
       }
+    },
+    "experimental.compaction.autocontinue": async (input) => {
+      if (started.has(input.sessionID)) compacted.add(input.sessionID)
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      if (!input.sessionID || !compacted.has(input.sessionID)) return
+      compacted.delete(input.sessionID)
+      const brief = context(await send("session-start", input.sessionID, "session.compacted", { source: "compact" }))
+      if (brief) output.system.push(brief)
     },
     "tool.execute.before": async (input, output) => {
       const reply = await tool("pre-tool-use", "tool.execute.before", input.sessionID, {
