@@ -11,6 +11,11 @@ and blocks on that one connection — no polling here; the relay watches for eve
 - Claude Code runs in print mode (``-p``) without streaming input: it exits as its turn ends,
   nothing can wake it, so this exits 0 at once.
 
+OpenCode has no hooks of its own: our plugin runs this on ``session.idle`` (``--agent
+opencode``) and, on exit 2, sends the text to the idle session as its next prompt through the
+OpenCode server it runs in (``client.session.promptAsync``). ``opencode run`` exits as its
+turn ends, so there this exits 0 at once.
+
 Codex runs no background handlers (its stop gate is :func:`colony_tasks.domain.wake.stop_gate`): for
 Codex this exits 0 at once; so does it inside Copilot CLI, which runs ``.claude/settings.json``
 hooks too (``COPILOT_CLI=1``) but knows no background handler and would wait on this one. Standard library only, like every hook client.
@@ -65,18 +70,35 @@ def wait(session: str, pid: int | None) -> str | None:
     return None
 
 
-def wakeable(pid: int | None) -> bool:
+#: The agents this wait wakes: Claude Code (its background Stop handler) and OpenCode (our
+#: plugin, which prompts the idle session itself).
+WAKEABLE = ("claude", "opencode")
+
+
+def wakeable(pid: int | None, agent: str = "claude") -> bool:
     """Whether the agent can be woken at all: Claude Code in print mode (``-p``) without
     streaming input exits as its turn ends (and would hold its exit 30 s for a background
-    handler that waits). Unknown (no /proc): assume it can; its MCP server ends the wait."""
+    handler that waits); so does ``opencode run``. Unknown (no /proc): assume it can; the
+    relay ends the wait when the agent process dies."""
     args = command_line(pid) if pid is not None else None
     if not args:
         return True
+    if agent == "opencode":
+        return subcommand(args) != "run"
     printing = any(a in ("-p", "--print") for a in args)
     streaming = "--input-format=stream-json" in args or any(
         a == "--input-format" and b == "stream-json" for a, b in zip(args, args[1:], strict=False)
     )
     return not printing or streaming
+
+
+def subcommand(args: list[str]) -> str:
+    """OpenCode's subcommand (``run``, ``serve``; '' for its TUI), past the program (and the
+    launcher script a runtime runs it from)."""
+    rest = args[1:]
+    while rest and os.path.basename(rest[0]).split(".")[0] == "opencode":
+        rest = rest[1:]
+    return rest[0] if rest and not rest[0].startswith("-") else ""
 
 
 def _alive(pid: int) -> bool:
@@ -97,13 +119,14 @@ def run(args: list[str]) -> int:
         if not isinstance(payload, dict):
             return 0
         agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
-        if (agent or detect_agent(payload, "stop")) != "claude" or copilot_claude_hook(os.environ):
+        agent = agent or detect_agent(payload, "stop")
+        if agent not in WAKEABLE or (agent == "claude" and copilot_claude_hook(os.environ)):
             return 0
         session = text(payload, "session_id")
         if not session:
             return 0
         pid = agent_pid(cheap=False)
-        if not wakeable(pid):
+        if not wakeable(pid, agent):
             return 0
         found = wait(session, pid)
         if not found:

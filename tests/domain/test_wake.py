@@ -424,3 +424,18 @@ def test_a_claude_in_print_mode_without_streaming_input_is_not_waited_for():
         finally:
             agent.kill()
             agent.wait()
+
+
+def test_opencode_run_is_not_waited_for_its_server_and_tui_are():
+    """``opencode run`` exits as its turn ends; ``opencode serve`` and the TUI idle."""
+    from colony_tasks.hooks import wait as wait_hook
+
+    launcher = ["node", "/x/node_modules/opencode-ai/bin/opencode"]
+    for args, subcommand in (
+        (["opencode", "run", "fix it"], "run"),
+        ([*launcher, "run", "fix it"], "run"),
+        (["/x/bin/opencode.exe", "serve", "--port", "4096"], "serve"),
+        (["opencode"], ""),
+        (["opencode", "--continue"], ""),
+    ):
+        assert wait_hook.subcommand(args) == subcommand, args
