@@ -82,6 +82,7 @@ export const ColonyTasks = async ({ client, directory }) => {
   const parents = new Map()
   const kinds = new Map()
   const compacted = new Set()
+  const continued = new Set()
   const waits = new Map()
   const unwait = (sessionID) => {
     const child = waits.get(sessionID)
@@ -156,7 +157,7 @@ export const ColonyTasks = async ({ client, directory }) => {
         parents.set(info.info.id, Promise.resolve(info.info.parentID || ""))
         if (!info.info.parentID) await start(info.info.id)
       } else if (event.type === "session.compacted" && started.has(info.sessionID)) {
-        compacted.add(info.sessionID)
+        if (!continued.delete(info.sessionID)) compacted.add(info.sessionID)
       } else if (event.type === "session.idle" && started.has(info.sessionID)) {
         await send("stop", info.sessionID, "session.idle", { stop_hook_active: false })
         wait(info.sessionID)
@@ -187,8 +188,11 @@ export const ColonyTasks = async ({ client, directory }) => {
         output.parts.push({ ...part, id: part.id.replace(/.$/, "Z"), text, synthetic: true })
       }
     },
+    // Before the event of the same compaction, which then marks nothing twice.
     "experimental.compaction.autocontinue": async (input) => {
-      if (started.has(input.sessionID)) compacted.add(input.sessionID)
+      if (!started.has(input.sessionID)) return
+      compacted.add(input.sessionID)
+      continued.add(input.sessionID)
     },
     "experimental.chat.system.transform": async (input, output) => {
       if (!input.sessionID || !compacted.has(input.sessionID)) return
