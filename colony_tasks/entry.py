@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         args = ["hook"]
     if args and args[0] == "hook":
         exiting = argv is None  # the console script, not a caller in this process
-        if args[1:2] == ["wait"]:  # Claude Code's background Stop handler (hooks/wait.py)
+        if args[1:2] == ["wait"]:  # the wait that wakes an idle session (hooks/wait.py)
             from .hooks.wait import run as run_wait
 
             code = run_wait(args[2:])

@@ -62,6 +62,8 @@ COPILOT_KEYS = {
     "initialPrompt": "initial_prompt",
     "transcriptPath": "transcript_path",
     "stopReason": "stop_reason",
+    "agentId": "agent_id",
+    "agentType": "agent_type",
 }
 
 #: Where colony-tasks' own Copilot hook file is (user scope, then project scope).
@@ -92,8 +94,17 @@ def claude_tool(agent: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def from_copilot(payload: dict[str, Any]) -> dict[str, Any]:
     """A native (camelCase) Copilot payload as Claude's. ``toolArgs`` may be a JSON string
-    in older releases; it is read as the object it holds."""
+    in older releases; it is read as the object it holds.
+
+    Copilot runs a subagent as a session of its own: the hooks inside it carry the
+    subagent's ``sessionId`` (its ``agentId`` too) and its parent's as ``parentAgentId``
+    (1.0.102). They are read as Claude Code's subagent hooks are: the parent's session,
+    naming the subagent (``agent_id``, ``agent_type``). Its lifecycle hooks (subagentStart,
+    subagentStop) already carry the parent's ``sessionId``."""
     found = {COPILOT_KEYS.get(key, key): value for key, value in payload.items()}
+    parent = found.get("parentAgentId")
+    if isinstance(parent, str) and parent and found.get("session_id") != parent:
+        found["session_id"] = parent
     args = found.get("tool_input")
     if isinstance(args, str):
         import json

@@ -11,6 +11,11 @@ and blocks on that one connection — no polling here; the relay watches for eve
 - Claude Code runs in print mode (``-p``) without streaming input: it exits as its turn ends,
   nothing can wake it, so this exits 0 at once.
 
+OpenCode has no hooks of its own: our plugin runs this on ``session.idle`` (``--agent
+opencode``) and, on exit 2, sends the text to the idle session as its next prompt through the
+OpenCode server it runs in (``client.session.promptAsync``). ``opencode run`` exits as its
+turn ends, so there this exits 0 at once.
+
 Codex runs no background handlers (its stop gate is :func:`colony_tasks.domain.wake.stop_gate`): for
 Codex this exits 0 at once; so does it inside Copilot CLI's hooks, which include
 ``.claude/settings.json``'s (``COPILOT_CLI=1``): Copilot knows no background handler and would
@@ -69,18 +74,36 @@ def wait(session: str, pid: int | None) -> str | None:
     return None
 
 
-def wakeable(pid: int | None) -> bool:
+#: The agents this wait wakes from any process of theirs: Claude Code (its background Stop
+#: handler) and OpenCode (our plugin, which prompts the idle session itself). Copilot CLI's
+#: only from our extension's process (:func:`_waits`).
+WAKEABLE = ("claude", "opencode")
+
+
+def wakeable(pid: int | None, agent: str = "claude") -> bool:
     """Whether the agent can be woken at all: Claude Code in print mode (``-p``) without
     streaming input exits as its turn ends (and would hold its exit 30 s for a background
-    handler that waits). Unknown (no /proc): assume it can; its MCP server ends the wait."""
+    handler that waits); so does ``opencode run``. Unknown (no /proc): assume it can; the
+    relay ends the wait when the agent process dies."""
     args = command_line(pid) if pid is not None else None
     if not args:
         return True
+    if agent == "opencode":
+        return subcommand(args) != "run"
     printing = any(a in ("-p", "--print") for a in args)
     streaming = "--input-format=stream-json" in args or any(
         a == "--input-format" and b == "stream-json" for a, b in zip(args, args[1:], strict=False)
     )
     return not printing or streaming
+
+
+def subcommand(args: list[str]) -> str:
+    """OpenCode's subcommand (``run``, ``serve``; '' for its TUI), past the program (and the
+    launcher script a runtime runs it from)."""
+    rest = args[1:]
+    while rest and os.path.basename(rest[0]).split(".")[0] == "opencode":
+        rest = rest[1:]
+    return rest[0] if rest and not rest[0].startswith("-") else ""
 
 
 def _alive(pid: int) -> bool:
@@ -94,11 +117,12 @@ def _alive(pid: int) -> bool:
 
 
 def _waits(agent: str | None) -> bool:
-    """Claude Code's background Stop handler, or our Copilot CLI extension (the only one that
-    runs it for Copilot: Copilot marks the processes it starts for extensions)."""
+    """Claude Code's background Stop handler, our OpenCode plugin, or our Copilot CLI
+    extension (the only one that runs it for Copilot: Copilot marks the processes it starts
+    for extensions)."""
     if agent == "copilot":
         return bool(os.environ.get(COPILOT_EXTENSION_PARENT))
-    return agent == "claude"
+    return agent in WAKEABLE
 
 
 def run(args: list[str]) -> int:
@@ -109,13 +133,14 @@ def run(args: list[str]) -> int:
         if not isinstance(payload, dict):
             return 0
         agent = args[args.index("--agent") + 1] if "--agent" in args[:-1] else None
-        if copilot_claude_hook(os.environ) or not _waits(agent or detect_agent(payload, "stop")):
+        agent = agent or detect_agent(payload, "stop")
+        if copilot_claude_hook(os.environ) or not _waits(agent):
             return 0
         session = text(payload, "session_id")
         if not session:
             return 0
         pid = agent_pid(cheap=False)
-        if not wakeable(pid):
+        if not wakeable(pid, agent):
             return 0
         found = wait(session, pid)
         if not found:

@@ -4,9 +4,11 @@ OpenCode has no command hooks; it loads JS plugins from ``plugins/`` in its conf
 (``~/.config/opencode/``, ``$XDG_CONFIG_HOME/opencode``, and a project's ``.opencode/``).
 Ours (``colony-tasks.js``, generated here from ``opencode_plugin.js`` with the command filled
 in) runs ``colony-tasks hook EVENT --agent opencode`` for the session, prompt, tool and idle
-events and maps the reply onto what OpenCode shows the model (see that file). The file is ours
-whole: install writes it, uninstall deletes it, and a file of that name that we did not write
-is refused.
+events and maps the reply onto what OpenCode shows the model (see that file): a subagent's
+child session as its parent's subagent, a re-brief after a compaction, and the wake of an
+idle session (``colony-tasks hook wait``, then a prompt through the server's client). The
+file is ours whole: install writes it, uninstall deletes it, and a file of that name that we
+did not write is refused.
 
 The MCP server is ``mcp.colony-tasks`` (``type: "local"``, ``command: [...]``) in
 ``opencode.json`` (user: the config folder; project: the repository root), or in

@@ -205,7 +205,12 @@ def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
 def prompt(store: Store, event: Event, text: str) -> Result:
     """Record the prompt and deliver what is new since the session's last turn. The prompt a
     woken turn starts with (its first event since a wake) is colony-tasks' own delivery, not
-    its human's: it is not recorded, so it resets no loop guard (:func:`wake.woken_turn`)."""
+    its human's: it is not recorded, so it resets no loop guard (:func:`wake.woken_turn`).
+    A subagent's prompt (Copilot CLI sends its task so) is its parent's word to it, not the
+    human's: nothing is recorded, and the parent's news wait for the parent's next turn (the
+    subagent had its brief at its start)."""
+    if event.subagent:
+        return Result(_session(store, event))
     stored = _stored(store, event)
     woken = wake.woken_turn(store, stored)
     here = records.here_of(store, _settle(store, event, stored), event.cwd)

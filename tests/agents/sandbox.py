@@ -419,8 +419,18 @@ class Sandbox:
         """``opencode run PROMPT`` against ``server``, no update, model catalog, LSP download or
         sharing (:meth:`opencode_config` first); ``resume``: the prompt continues the folder's
         latest session (``--continue``)."""
+        command = [self.toolchain.opencode, "run", prompt, *(["--continue"] if resume else [])]
+        return self._start("opencode", command, self._opencode_env(server), server)
+
+    def opencode_serve(self, server: ChatCompletionsServer, port: int) -> Run:
+        """``opencode serve`` on 127.0.0.1:``port`` (its HTTP API drives sessions that idle
+        between prompts, as the TUI's do), set up as :meth:`opencode`."""
+        command = [self.toolchain.opencode, "serve", "--hostname", "127.0.0.1", "--port", str(port)]
+        return self._start("opencode", command, self._opencode_env(server), server)
+
+    def _opencode_env(self, server: ChatCompletionsServer) -> dict[str, str]:
         self.opencode_config(server)
-        env = {
+        return {
             **self.env,
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",
@@ -428,8 +438,6 @@ class Sandbox:
             "OPENCODE_DISABLE_SHARE": "1",
             "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
         }
-        command = [self.toolchain.opencode, "run", prompt, *(["--continue"] if resume else [])]
-        return self._start("opencode", command, env, server)
 
     def stop_all(self) -> None:
         """Kill what is still running; keep each agent's model requests beside its log."""

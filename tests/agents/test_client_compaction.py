@@ -4,7 +4,9 @@ Qwen Code fires SessionStart with ``source: compact`` after it compresses a sess
 and puts the hook's context into the session's system prompt: colony-tasks re-briefs there.
 Copilot CLI compacts (``/compact``) without a session-start event after it (its sessionStart
 sources are startup, resume and new; preCompact only runs before): the next request carries no
-re-brief.
+re-brief. OpenCode has no hook event either, but our plugin sees the compaction
+(``experimental.compaction.autocontinue``, ``session.compacted``) and puts a re-brief into the
+system text of the session's next request.
 """
 
 from __future__ import annotations
@@ -120,31 +122,39 @@ def test_copilot_compacted_session_is_not_rebriefed(sandbox):
     )
 
 
-def test_opencode_compacted_session_is_not_rebriefed(sandbox):
+def test_opencode_compacted_session_is_rebriefed_with_what_is_new(sandbox):
     sandbox.write("prices.py", "TAX = 0.19\n")
     sandbox.commit()
     sandbox.install("opencode")
     target = str(sandbox.repo / "prices.py")
     # Past the model's context limit (200k in the sandbox's config): OpenCode summarizes the
     # session (a request without tools) and goes on from the summary.
-    big = Step(tool="read", args={"filePath": target}, tokens=HUGE)
+    gate = threading.Event()
+    big = Step(tool="read", args={"filePath": target}, tokens=HUGE, gate=gate)
     model = ChatCompletionsServer([big, say("Done.")])
     with model:
-        sandbox.opencode(model, "Look around").finish()
+        run = sandbox.opencode(model, "Look around")
+        big.wait_reached("the first request")
+        holder = decide(sandbox)
+        gate.set()
+        run.finish()
 
     me = sandbox.session("opencode")["handle"]
     first, after = model.main_requests()
     assert f"colony-tasks: you are {me}" in context(first)
+    assert DECISION not in context(first)
     summaries = [e for e in model.exchanges if e.step is None and "<conversation>" in str(e.body)]
     assert len(summaries) == 1, "OpenCode did not compact"
-    assert f"colony-tasks: you are {me}" not in context(after)
-    assert "re-brief" not in context(after)
+    assert REBRIEF not in str(summaries[0].body)
+    rebrief = context(after)
+    assert rebrief.count(REBRIEF) == 1
+    assert f"{holder} holds prices.py" in rebrief and DECISION in rebrief
     version = sandbox.toolchain.version("opencode")
     record(
         "opencode",
         version,
         "rebrief_compaction",
-        "no: our plugin does not act on session.compacted",
+        "yes: our plugin re-briefs the next request after compaction (system text)",
     )
 
 

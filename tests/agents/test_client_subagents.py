@@ -4,12 +4,14 @@ The session's model starts a subagent with its own tool (Gemini CLI's ``invoke_a
 Code's ``agent``, Copilot CLI's and OpenCode's ``task``) while another session holds
 ``prices.py``; the subagent's first model request shows what it was told.
 
-- Copilot CLI: its subagentStart hook's context reaches the subagent.
+- Copilot CLI: its subagentStart hook's context reaches the subagent, whose own hooks name
+  their parent session (so the subagent is its parent's, as Claude Code's are).
 - Qwen Code 0.24.4 fires SubagentStart but does not pass its context on to the subagent (so
   colony-tasks installs no SubagentStart hook there).
 - Gemini CLI 0.61.0 has no subagent hook event at all (its hook event names, from its bundle).
 - OpenCode runs the subagent as a child session whose first message goes through our plugin's
-  ``chat.message``: it is briefed, but as a session of its own.
+  ``chat.message``: the plugin sends it as its parent's subagent (SubagentStart's brief, its
+  tool calls its parent's, naming it), not as a session of its own.
 """
 
 from __future__ import annotations
@@ -49,16 +51,21 @@ SPAWN: dict[str, Step] = {
 
 
 def _spawn(
-    sandbox, client: Client, after_install: Callable[[], None] = lambda: None
+    sandbox,
+    client: Client,
+    after_install: Callable[[], None] = lambda: None,
+    subagent_steps: list[Step] | None = None,
 ) -> tuple[str, str, ScriptedServer]:
-    """Runs the client's session, whose model starts a subagent; the holder of prices.py, the
-    subagent's first request and the model server."""
+    """Runs the client's session, whose model starts a subagent (which takes
+    ``subagent_steps``, by default one answer); the holder of prices.py, the subagent's first
+    request and the model server."""
     sandbox.write("prices.py", "TAX = 0.19\n")
     sandbox.commit()
     sandbox.install(client.agent)
     after_install()
     holder = held_by_another(sandbox, "prices.py")
-    model = client.server([SPAWN[client.agent], say("The tax is 0.19."), say("Done.")])
+    steps = subagent_steps or [say("The tax is 0.19.")]
+    model = client.server([SPAWN[client.agent], *steps, say("Done.")])
     with model:
         run = getattr(sandbox, client.agent)(model, "Ask a subagent about the tax").finish()
     first = context(model.script[1].wait_reached("the subagent's first request"))
@@ -66,13 +73,22 @@ def _spawn(
     return holder, first, model
 
 
-def test_a_copilot_subagents_first_request_carries_its_brief(sandbox):
-    holder, first, model = _spawn(sandbox, COPILOT)
+def test_a_copilot_subagent_is_briefed_and_acts_as_its_sessions_subagent(sandbox):
+    """Copilot CLI runs the subagent as a session of its own; its hooks name the parent
+    (``parentAgentId``), so its edit is the parent's, naming it, and no second session is
+    registered."""
+    noted = sandbox.repo / "notes.txt"
+    steps = [call("create", path=str(noted), file_text="tax 0.19\n"), say("The tax is 0.19.")]
+    holder, first, model = _spawn(sandbox, COPILOT, subagent_steps=steps)
 
-    parent = re.search(r"colony-tasks: you are (copilot-\w+) ", context(model.main_requests()[0]))
-    assert parent, "the parent session was not briefed"
-    assert f"{BRIEF}subagent) of {parent.group(1)};" in first
+    parent = sandbox.session("copilot")["handle"]  # one colony session, not two
+    assert f"colony-tasks: you are {parent} " in context(model.main_requests()[0])
+    assert f"{BRIEF}task) of {parent};" in first
     assert f"{holder} holds prices.py." in first
+    edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]
+    assert [o["handle"] for o in edits] == [parent]
+    assert re.fullmatch(r"notes\.txt \(create, subagent task \w{8}\)", edits[0]["text"])
+    assert sandbox.hook_log() == ""
     hook = event_name("subagent-start", "copilot")
     record("copilot", sandbox.toolchain.version("copilot"), "subagent_brief", f"yes: {hook}")
 
@@ -135,17 +151,24 @@ def test_gemini_has_no_subagent_event_and_its_subagent_is_not_told(sandbox):
     )
 
 
-def test_an_opencode_subagent_is_briefed_as_a_session_of_its_own(sandbox):
-    holder, first, _ = _spawn(sandbox, OPENCODE)
+def test_an_opencode_subagent_is_briefed_as_its_sessions_subagent(sandbox):
+    """OpenCode runs the subagent as a child session; our plugin sends it as its parent's
+    subagent: briefed as one, its edit recorded as the parent's, naming it."""
+    noted = sandbox.repo / "notes.txt"
+    steps = [call("write", filePath=str(noted), content="tax 0.19\n"), say("The tax is 0.19.")]
+    holder, first, _ = _spawn(sandbox, OPENCODE, subagent_steps=steps)
 
-    handles = [s["handle"] for s in sandbox.colony_json("sessions") if s["agent"] == "opencode"]
-    assert len(handles) == 2  # the parent and its subagent's child session
-    (child,) = [h for h in handles if f"you are {h} " in first]  # a handle of its own
-    assert f"{holder} holds prices.py" in first
-    assert BRIEF not in first
+    parent = sandbox.session("opencode")["handle"]  # one colony session, not two
+    assert f"{BRIEF}general) of {parent};" in first
+    assert f"{holder} holds prices.py." in first
+    assert f"you are {parent} " not in first
+    edits = [o for o in sandbox.lane_task()["timeline"] if o["kind"] == "edit"]
+    assert [o["handle"] for o in edits] == [parent]
+    assert re.fullmatch(r"notes\.txt \(write, subagent general \w{8}\)", edits[0]["text"])
+    assert sandbox.hook_log() == ""
     record(
         "opencode",
         sandbox.toolchain.version("opencode"),
         "subagent_brief",
-        "partly: briefed as a session of its own (chat.message), not as a subagent",
+        "yes: chat.message of the child session (our plugin sends subagent-start)",
     )

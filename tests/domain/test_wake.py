@@ -467,3 +467,18 @@ def test_a_copilot_wait_is_held_only_from_the_process_copilot_starts_for_an_exte
     from colony_tasks.relay import wire
 
     assert not (home / f"relay-{wire.LOCAL_KEY}.sock").exists()  # it never asked the relay
+
+
+def test_opencode_run_is_not_waited_for_its_server_and_tui_are():
+    """``opencode run`` exits as its turn ends; ``opencode serve`` and the TUI idle."""
+    from colony_tasks.hooks import wait as wait_hook
+
+    launcher = ["node", "/x/node_modules/opencode-ai/bin/opencode"]
+    for args, subcommand in (
+        (["opencode", "run", "fix it"], "run"),
+        ([*launcher, "run", "fix it"], "run"),
+        (["/x/bin/opencode.exe", "serve", "--port", "4096"], "serve"),
+        (["opencode"], ""),
+        (["opencode", "--continue"], ""),
+    ):
+        assert wait_hook.subcommand(args) == subcommand, args

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from colony_tasks.hooks import dialects
-from colony_tasks.hooks.payload import tool_use
+from colony_tasks.hooks.payload import request, tool_use
 from colony_tasks.hooks.runner import render, unnamed
 
 # Verbatim shapes from Copilot CLI 1.0.102 (native preToolUse; .claude/settings.json PreToolUse).
@@ -56,6 +56,18 @@ def test_copilot_bash_and_view_are_shell_and_read():
     )
     assert (tool_use(bash).action, tool_use(bash).command) == ("shell", "ls")
     assert (tool_use(view).action, tool_use(view).paths) == ("read", ["/a"])
+
+
+def test_a_copilot_subagents_hook_is_its_parents_naming_the_subagent():
+    # Copilot CLI 1.0.102: inside a subagent, its own sessionId (= agentId) and the parent's
+    # as parentAgentId; the subagent's lifecycle hooks carry the parent's sessionId.
+    ids = {"agentId": "e43d0220-ea82", "agentType": "task", "parentAgentId": "83a50936"}
+    inside = dialects.from_copilot({**COPILOT_EDIT, "sessionId": "e43d0220-ea82", **ids})
+    started = dialects.from_copilot({"sessionId": "83a50936", "agentName": "task", **ids})
+    assert [request("pre-tool-use", "copilot", inside, b"").subagent] == ["task e43d0220"]
+    assert (inside["session_id"], started["session_id"]) == ("83a50936", "83a50936")
+    assert started["agent_type"] == "task"
+    assert dialects.from_copilot(COPILOT_EDIT)["session_id"] == "548449aa"
 
 
 def test_an_opencode_edit_is_an_edit_paired_by_its_call_id():

@@ -63,6 +63,19 @@ def test_a_subagent_start_names_the_parent_and_the_subagents_type(store: Store, 
     assert result.joined is None and result.updates == ()
 
 
+def test_a_subagents_prompt_is_not_recorded_and_leaves_the_news_to_its_parent(
+    store: Store, repo: Path
+):
+    me = start(store, repo, "s1").session
+    other = start(store, repo, "s2", "codex").session
+    actions.post(store, other, "schema frozen")
+    inside = events.prompt(store, Event("s1", "claude", str(repo), None, "Explore a1b2"), "look")
+    assert inside.session.id == me.id and inside.updates == ()
+    assert "prompt" not in kinds(store, store.open_lane_task(me.lane_id).id)
+    parent = events.prompt(store, Event("s1", "claude", str(repo)), "go on")
+    assert [o.text for u in parent.updates for o in u.items] == ["schema frozen"]
+
+
 def test_a_prompt_is_recorded_and_returns_the_news_since_the_last_turn(store: Store, repo: Path):
     me = start(store, repo, "s1").session
     other = start(store, repo, "s2", "codex").session
