@@ -32,7 +32,7 @@ from .redact_fold import fold_sites as _fold_sites
 from .redact_mapped import apply_mapped
 from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
-from .redact_words import Asked, Words, lower
+from .redact_words import Asked, Words, lower, lowering
 from .text import utf8_safe
 
 TYPE_CHECKING = False
@@ -233,20 +233,28 @@ def _redact(text: str, limit: int | None) -> str:
     if limit is not None:
         text = cap(text, limit)
     text = utf8_safe(text)
-    lowered = lower(text)
+    lowers = lowering(text)
+    lowered = lowers(text)
     if "private" in lowered and "<" in text:
         text = drop_private(text)
-        lowered = lower(text)
-    text = _plain(text, lowered)
+        lowered = lowers(text)
+    text = _plain(text, lowered, lowers=lowers)
     if not text.isascii() or "\\" in text:
         text = _redact_windows(text)
     return text
 
 
-def _plain(text: str, lowered: str | None = None, asked: Asked | None = None) -> str:
+def _plain(
+    text: str,
+    lowered: str | None = None,
+    asked: Asked | None = None,
+    lowers: Callable[[str], str] | None = None,
+) -> str:
     """``text`` with every rule whose trigger it holds applied (no folding). ``asked``: the
-    rules' words it may hold, when the caller knows (by default, every one)."""
-    lowered = lower(text) if lowered is None else lowered
+    rules' words it may hold, when the caller knows (by default, every one); ``lowered`` and
+    ``lowers``: its lowering (:func:`lowering`), when the caller has them."""
+    lowers = lowering(text) if lowers is None else lowers
+    lowered = lowers(text) if lowered is None else lowered
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
         return redact_mnemonics(text)
     long_text = len(text) > LONG_TEXT
@@ -263,14 +271,14 @@ def _plain(text: str, lowered: str | None = None, asked: Asked | None = None) ->
             if not anchors:  # every match starts at an anchor
                 continue
         if anchors and low is None:
-            low = lower(work)
+            low = lowers(work)
         applied = apply_rule(rule, work, lowered=low, anchors=anchors)
         if applied is not work:
             work, low = applied, None
             words.add(_compile(rule, long_text)[1].lower())
     if not words.present.isdisjoint(COLUMN_WORDS):
         sql = "insert" in words and "values" in words
-        work = redact_columns(work, lower(work) if low is None else low, sql)
+        work = redact_columns(work, lowers(work) if low is None else low, sql)
     if not words.present.isdisjoint(encoded_triggers()):
         work = redact_encoded(work, _plain)
     return redact_mnemonics(work[1:])

@@ -92,7 +92,7 @@ def _word(rule: Rule, pattern: re.Pattern[str]) -> str:
         word = rule.spellings[0] if rule.spellings else ""
         head = f"(?P<keep>(?i:{word})"
         found = _WORDS[pattern.pattern] = (
-            word.lower() if word and pattern.pattern.startswith(head) else ""
+            lower(word) if word and pattern.pattern.startswith(head) else ""
         )
     return found
 

@@ -43,6 +43,7 @@ from .redact_rules_formats import FORMATS
 from .redact_rules_keys import KEYS
 from .redact_rules_labels import LABELS
 from .redact_rules_tools import TOOLS
+from .redact_words import lower
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,9 +102,11 @@ class Rule:
         anchors: tuple[str, ...] = (),
         shape: str = "",
     ) -> None:
-        self.name, self.kind, self.triggers = name, kind, triggers
+        # The words are looked for in the text lowered as the patterns read it (lower()).
+        self.name, self.kind, self.triggers = name, kind, tuple(map(lower, triggers))
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
-        self.needs, self.within, self.anchors = needs, within, anchors
+        self.needs, self.within = tuple(map(lower, needs)), within
+        self.anchors = tuple(map(lower, anchors))
         self.shape = shape
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal (or ``scan``: its pattern finds candidates faster than its

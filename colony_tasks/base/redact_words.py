@@ -17,21 +17,40 @@ from __future__ import annotations
 
 import re
 
-# The letters that match an ASCII letter case-insensitively in ``re`` (str patterns) but do not
-# lower to it: dotted and dotless i, long s (tests/base/test_redaction_mapped.py checks every
-# code point).
-UNLOWERED = "\u0130\u0131\u017f"
-_AS_RE_READS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# The letters ``re``'s case-insensitive patterns take for another lowercase letter than the one
+# ``str.lower`` gives: each stands for the lowercase of its uppercase (long s for s, final sigma
+# for sigma, the dotless i and the Cyrillic small-letter variants U+1C80-U+1C88 for their plain
+# letters), and the dotted capital I for i (it alone lowers to two characters).
+# tests/base/test_redaction_mapped.py derives the list from every code point.
+UNLOWERED = (
+    "\u00b5\u0130\u0131\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5"
+    "\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e9b\u1fbe"
+)
+_AS_RE_READS = str.maketrans({c: "i" if c == "\u0130" else c.upper().lower() for c in UNLOWERED})
+_HOLDS_UNLOWERED = re.compile(f"[{UNLOWERED}]")
 
 
 def lower(text: str) -> str:
     """``text.lower()`` as the rules' case-insensitive patterns read it: the letters of
-    :data:`UNLOWERED` become the ASCII letter ``re`` takes them for. Triggers and anchors are
-    looked for in it, so a label spelt with one of them ("paſsword") still runs its rule; and
-    it has the length of ``text`` ("İ" alone lowers to two characters)."""
-    if text.isascii() or not any(letter in text for letter in UNLOWERED):
+    :data:`UNLOWERED` become the letter ``re`` takes them for. Triggers and anchors are
+    looked for in it, so a label spelt with one of them ("paſsword", "пар\u1c82ль") still
+    runs its rule; and it has the length of ``text``."""
+    if text.isascii() or _HOLDS_UNLOWERED.search(text) is None:
         return text.lower()
     return text.translate(_AS_RE_READS).lower()
+
+
+def lowering(text: str) -> Callable[[str], str]:
+    """The lowering for ``text`` and for what the rules make of it (they put in only ASCII):
+    ``str.lower`` when it holds no letter of :data:`UNLOWERED` (one scan, not one per
+    lowering), else :func:`lower`."""
+    if text.isascii() or _HOLDS_UNLOWERED.search(text) is None:
+        return str.lower
+    return lower
 
 
 # Each word's blank-separated parts (the rules' words are few and asked of every text).

@@ -12,7 +12,7 @@ import pytest
 from colony_tasks.base.redact import _compile, redact
 from colony_tasks.base.redact_mapped import _matches, _word
 from colony_tasks.base.redact_rules import RULES
-from colony_tasks.base.redact_words import UNLOWERED
+from colony_tasks.base.redact_words import UNLOWERED, lower
 from tests.base.test_redaction_rules import EXAMPLES
 
 TRIED_AT = [
@@ -20,14 +20,22 @@ TRIED_AT = [
 ]
 
 
-def test_unlowered_letters_are_all_the_letters_re_equates_with_a_words_letter():
+def test_unlowered_letters_are_every_letter_whose_uppercase_lowers_to_another():
+    def unlowered(c: str) -> bool:
+        if len(c.lower()) != 1:
+            return True  # the dotted capital I
+        upper = c.upper()
+        return len(upper) == 1 and len(upper.lower()) == 1 and upper.lower() != c.lower()
+
+    assert {c for c in map(chr, range(0x80, 0x110000)) if unlowered(c)} == set(UNLOWERED)
+
+
+def test_every_letter_re_equates_with_a_rule_words_letter_lowers_to_it():
     every = "".join(map(chr, range(0x80, 0x110000)))
-    letters = {c for rule in RULES for s in rule.spellings for c in s.lower()}
-    found = set()
-    for letter in letters:
+    words = [s for rule in RULES for s in (*rule.spellings, *rule.anchors, *rule.triggers)]
+    for letter in {c for word in words for c in lower(word)}:
         same = re.findall(f"(?i:{re.escape(letter)})", every)
-        found.update(c for c in same if c.lower() != letter)
-    assert found == set(UNLOWERED)
+        assert {lower(c) for c in same} <= {letter}, letter
 
 
 def test_the_assignment_rules_are_tried_at_their_word():
@@ -66,18 +74,16 @@ def test_a_letter_that_does_not_lower_to_the_words_falls_back_to_the_scan(letter
 @pytest.mark.parametrize("letter", list(UNLOWERED))
 def test_what_a_rule_reads_through_a_letter_re_equates_is_redacted(letter):
     """A rule's triggers and anchors are looked for as its patterns read the text, so a label
-    spelt with a long s or a dotless or dotted i ("paſsword", "ıdentified") runs the rule."""
-    ascii_letter = "s" if letter == "\u017f" else "i"
+    spelt with a letter ``re`` equates with another ("paſsword", "ıdentified", "пар\u1c82ль")
+    runs the rule."""
+    plain = lower(letter)
     missed = []
     for rule in RULES:
         for example in EXAMPLES.get(rule.name, [])[:1]:
-            variant = example.replace(ascii_letter, letter).replace(ascii_letter.upper(), letter)
+            variant = example.replace(plain, letter).replace(plain.upper(), letter)
             if variant == example:
                 continue
             patterns = _compile(rule)[0]
-            if (
-                any(pattern.search("\n" + variant) for pattern in patterns)
-                and redact(variant) == variant
-            ):
+            if any(p.search("\n" + variant) for p in patterns) and redact(variant) == variant:
                 missed.append((rule.name, variant))
     assert missed == []
