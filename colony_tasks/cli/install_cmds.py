@@ -125,6 +125,8 @@ def next_steps(plan: Plan) -> list[str]:
         steps.append(status.GEMINI_TRUST_STEP)
     if "copilot" in plan.agents and plan.action == "install" and plan.scope == "user":
         steps.append(status.copilot_wake_step())
+    if "qwen" in plan.agents and plan.action == "install":
+        steps.append(status.qwen_wake_step())
     if "codex" in plan.agents:
         steps.append(status.CODEX_TRUST_STEP)
         if plan.scope == "project":

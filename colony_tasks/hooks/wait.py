@@ -21,8 +21,14 @@ Codex this exits 0 at once; so does it inside Copilot CLI's hooks, which include
 ``.claude/settings.json``'s (``COPILOT_CLI=1``): Copilot knows no background handler and would
 wait on this one. For Copilot our extension runs it instead (``--agent copilot``, from the
 process Copilot starts for the extension: :mod:`colony_tasks.install.copilot_extension`), when
-the session goes idle; the extension prompts the session with what it prints. Standard library
-only, like every hook client.
+the session goes idle; the extension prompts the session with what it prints.
+
+Qwen Code runs Claude-style hooks, ``"async": true`` ones in the background, but never reads
+what they say: its Stop runs this in the background (``--agent qwen``), and on a wake this
+hands the text to the session's own cross-session inbox (:mod:`.qwen_inbox`), which an idle
+session takes as its next turn at once; this then exits 0. Headless ``qwen -p`` exits as its
+turn ends, and a session without an inbox (``agents.crossSessionMessaging`` off) cannot be
+reached: for both this exits 0 at once. Standard library only, like every hook client.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import time
 from ..base import backend, paths
 from ..base.procs import COPILOT_EXTENSION_PARENT, agent_pid, command_line
 from ..relay import wire
+from . import qwen_inbox
 from .dialects import copilot_claude_hook
 from .payload import detect_agent, text
 
@@ -76,7 +83,8 @@ def wait(session: str, pid: int | None) -> str | None:
 
 #: The agents this wait wakes from any process of theirs: Claude Code (its background Stop
 #: handler) and OpenCode (our plugin, which prompts the idle session itself). Copilot CLI's
-#: only from our extension's process (:func:`_waits`).
+#: only from our extension's process, Qwen Code's only from a session with an inbox
+#: (:func:`_waits`).
 WAKEABLE = ("claude", "opencode")
 
 
@@ -90,7 +98,7 @@ def wakeable(pid: int | None, agent: str = "claude") -> bool:
         return True
     if agent == "opencode":
         return subcommand(args) != "run"
-    printing = any(a in ("-p", "--print") for a in args)
+    printing = any(a in ("-p", "--print", "--prompt") for a in args)
     streaming = "--input-format=stream-json" in args or any(
         a == "--input-format" and b == "stream-json" for a, b in zip(args, args[1:], strict=False)
     )
@@ -117,11 +125,13 @@ def _alive(pid: int) -> bool:
 
 
 def _waits(agent: str | None) -> bool:
-    """Claude Code's background Stop handler, our OpenCode plugin, or our Copilot CLI
+    """Claude Code's background Stop handler, our OpenCode plugin, our Copilot CLI
     extension (the only one that runs it for Copilot: Copilot marks the processes it starts
-    for extensions)."""
+    for extensions), or Qwen Code's background Stop handler in a session with an inbox."""
     if agent == "copilot":
         return bool(os.environ.get(COPILOT_EXTENSION_PARENT))
+    if agent == "qwen":
+        return qwen_inbox.inbox(os.environ) is not None
     return agent in WAKEABLE
 
 
@@ -144,6 +154,10 @@ def run(args: list[str]) -> int:
             return 0
         found = wait(session, pid)
         if not found:
+            return 0
+        if agent == "qwen":
+            if not qwen_inbox.send(os.environ, session, found):
+                paths.log("hook wait: the Qwen Code session's inbox did not take the wake")
             return 0
         sys.stderr.write(found + "\n")
         sys.stderr.flush()

@@ -10,7 +10,10 @@ What differs is named per client (:class:`Client`):
   Code's) and the tool names the matchers select, both from
   :data:`colony_tasks.base.agent_events.EVENTS`; a Gemini lifecycle matcher is compared by
   equality, so lifecycle groups carry none (every source);
-- the timeout's unit: Gemini counts milliseconds, Qwen seconds.
+- the timeout's unit: Gemini counts milliseconds, Qwen seconds (but reads 1000 and more as
+  milliseconds: the background wait's day is written so);
+- Qwen's Stop also runs the background wait that wakes an idle session (``hook wait``,
+  ``"async": true``: :mod:`colony_tasks.hooks.wait`); Gemini runs no background hooks.
 
 Handlers are shell strings (both run hooks through the shell) that pass ``--agent``: their
 payloads do not say which client sent them. The MCP server entry is a stdio server without
@@ -20,6 +23,7 @@ payloads do not say which client sent them. The MCP server entry is a stdio serv
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shlex
 from dataclasses import dataclass
@@ -75,12 +79,25 @@ def handler(client: Client, command: str, slug: str, timeout: int) -> dict[str, 
     }
 
 
+def wait_handler(client: Client, command: str) -> dict[str, Any]:
+    """Qwen's background Stop handler that wakes an idle session; its timeout in milliseconds
+    (Qwen reads a value of 1000 or more so)."""
+    found = handler(client, command, hookblock.WAIT_SLUG, hookblock.WAIT_TIMEOUT)
+    return {**found, "timeout": hookblock.WAIT_TIMEOUT * 1000, "async": True}
+
+
 def hooks_block(client: Client, command: str) -> hookblock.Block:
     """Event → our matcher group, for every event colony-tasks listens to in ``client``."""
+    waits = client is QWEN
     return {
         event.name_for(client.agent): hookblock.group(
             event.matcher_for(client.agent),
             handler(client, command, event.slug, event.timeout),
+            *(
+                [wait_handler(client, command)]
+                if waits and event.name == hookblock.WAIT_EVENT
+                else []
+            ),
         )
         for event in hookblock.events_for(client.agent)
     }
@@ -114,3 +131,24 @@ def install_mcp(data: dict[str, Any], command: str) -> None:
 def uninstall_mcp(data: dict[str, Any]) -> None:
     """Remove ``mcpServers.colony-tasks`` (and ``mcpServers`` if that emptied it)."""
     remove_entry(data, "mcpServers", SERVER_NAME, SERVERS)
+
+
+#: What our Qwen wake needs from the user's Qwen settings (Qwen's defaults; install sets neither).
+QWEN_WAKE_NEEDS = (
+    '`agents.crossSessionMessaging` on and `agents.crossSessionInbound` unset or "accept"'
+    " (Qwen's defaults; colony-tasks changes neither)"
+)
+
+
+def qwen_wake_blocked(settings: dict[str, Any]) -> str | None:
+    """The Qwen setting that keeps our wake out of an idle session (messages from the processes
+    a session starts turned away or held for review), or None."""
+    agents = settings.get("agents")
+    if not isinstance(agents, dict):
+        return None
+    if agents.get("crossSessionMessaging") is False:
+        return "agents.crossSessionMessaging is false"
+    inbound = agents.get("crossSessionInbound")
+    if inbound is not None and inbound != "accept":
+        return f"agents.crossSessionInbound is {json.dumps(inbound)}"
+    return None

@@ -52,16 +52,19 @@ def _json(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-#: How doctor names Claude Code's background Stop wait (hookblock.WAIT_SLUG) when it is missing.
+#: How doctor names Claude Code's and Qwen Code's background Stop wait (hookblock.WAIT_SLUG) when it is missing.
 WAIT_NAME = "Stop (the background wait that wakes an idle session)"
 
 
 def _is_our_wait(handler: Any) -> bool:
-    if not is_our_handler(handler) or handler.get("asyncRewake") is not True:
+    """Claude Code's wait wakes with ``asyncRewake``; Qwen Code's runs ``async`` and sends to
+    the session's inbox itself."""
+    if not is_our_handler(handler) or handler.get("async") is not True:
         return False
     args = handler.get("args")
     words = args if isinstance(args, list) else str(handler.get("command", "")).split()
-    return WAIT_SLUG in words
+    rewakes = handler.get("asyncRewake") is True or words[-2:] == ["--agent", "qwen"]
+    return WAIT_SLUG in words and rewakes
 
 
 def _our_events(path: Path) -> set[str]:
@@ -92,7 +95,7 @@ def missing_events(path: Path, agent: str) -> list[str]:
     if not have:
         return []
     wanted = [e.name_for(agent) for e in events_for(agent)]
-    wanted += [WAIT_NAME] if agent == "claude" else []
+    wanted += [WAIT_NAME] if agent in ("claude", "qwen") else []
     return [name for name in wanted if name not in have]
 
 
@@ -262,6 +265,30 @@ def copilot_wake_step() -> str:
     return f"Copilot CLI: the colony-tasks extension wakes an idle session. {copilot_extension.NOT_LOADED}"
 
 
+def qwen_wake_note(root: Path | None) -> str | None:
+    """What keeps our Qwen Code wake out of an idle session, when our hooks are installed: a
+    Qwen setting (user or project scope) that turns away or holds the messages a session's own
+    processes send it (the user's to change; install does not)."""
+    scopes = [("user", None)] + ([("project", root)] if root is not None else [])
+    for scope, at in scopes:
+        path = gemini.QWEN.settings_path(scope, at)
+        blocked = gemini.qwen_wake_blocked(_json(path))
+        if blocked:
+            return (
+                f"Qwen Code: {blocked} in {path}, so colony-tasks cannot wake an idle session;"
+                f" waking needs {gemini.QWEN_WAKE_NEEDS}."
+            )
+    return None
+
+
+def qwen_wake_step() -> str:
+    """The install's word on waking an idle Qwen Code session, and what it needs."""
+    return (
+        "Qwen Code: a background Stop hook wakes an idle session through its own cross-session"
+        f" inbox; this needs {gemini.QWEN_WAKE_NEEDS}."
+    )
+
+
 def where(root: Path | None) -> list[Path]:
     """Every settings/hooks file the agents read here that holds colony-tasks hooks."""
     claude_files = [claude.settings_path("user", None)]
@@ -378,6 +405,9 @@ def report(root: Path | None) -> tuple[list[str], list[str]]:
     wake = copilot_wake_note()
     if wake:
         notes.append(wake)
+    qwen_wake = qwen_wake_note(root) if clients["qwen"] or route_installed("qwen") else None
+    if qwen_wake:
+        notes.append(qwen_wake)
     cursor = cursor_note(root)
     if cursor:
         notes.append(cursor)
