@@ -326,10 +326,15 @@ class Sandbox:
         return self._start("gemini", command, env, server)
 
     def qwen(self, server: ChatCompletionsServer, prompt: str, resume: bool = False) -> Run:
-        """``qwen -p PROMPT`` against ``server`` (an OpenAI-compatible provider), tools
-        approved; the managed memory's background model calls, follow-up suggestions, update
-        checks and statistics off; ``resume``: the prompt continues the folder's latest
-        session (``--continue``)."""
+        """``qwen -p PROMPT`` against ``server`` (:meth:`qwen_env`), tools approved;
+        ``resume``: the prompt continues the folder's latest session (``--continue``)."""
+        command = [self.toolchain.qwen, "-p", prompt, "--approval-mode", "yolo"]
+        command += ["--continue"] if resume else []
+        return self._start("qwen", command, self.qwen_env(server), server)
+
+    def qwen_env(self, server: ChatCompletionsServer) -> dict[str, str]:
+        """Qwen Code against ``server`` (an OpenAI-compatible provider): the managed memory's
+        background model calls, follow-up suggestions, update checks and statistics off."""
         provider = {
             "id": "scripted",
             "name": "scripted",
@@ -353,10 +358,7 @@ class Sandbox:
                 "telemetry": {"enabled": False},
             },
         )
-        env = {**self.env, "OPENAI_API_KEY": "scripted", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
-        command = [self.toolchain.qwen, "-p", prompt, "--approval-mode", "yolo"]
-        command += ["--continue"] if resume else []
-        return self._start("qwen", command, env, server)
+        return {**self.env, "OPENAI_API_KEY": "scripted", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
 
     def copilot(self, server: ChatCompletionsServer, prompt: str, resume: bool = False) -> Run:
         """``copilot -p PROMPT`` offline against ``server`` (a BYOK OpenAI provider), every tool

@@ -1,5 +1,5 @@
 """Claude Code's and Copilot CLI's interactive UIs in a real terminal (tmux), for what their
-print modes never do.
+print modes never do (and Qwen Code's, whose idle session our hook wakes).
 
 Some events come only from the interactive UI: ``Notification`` with ``idle_prompt`` (the UI
 has been waiting for input for ``messageIdleNotifThresholdMs``) and with ``permission_prompt``
@@ -128,6 +128,34 @@ def interactive_copilot(
         "TERM": "xterm-256color",
     }
     command = [sandbox.toolchain.copilot, "--allow-all", "--no-auto-update", *extra, "-i", prompt]
+    with _tmux(sandbox, terminal, env, command):
+        yield terminal
+
+
+@contextmanager
+def interactive_qwen(
+    sandbox: Sandbox, server: ChatCompletionsServer, prompt: str, *extra: str
+) -> Iterator[Terminal]:
+    """``qwen -i PROMPT`` (its interactive UI, the prompt its first message) offline against
+    ``server``, tools approved, in a tmux session of its own; killed afterwards."""
+    if shutil.which("tmux") is None:
+        import pytest
+
+        pytest.skip("tmux is not installed: the interactive UI needs a terminal")
+    index = len(list(sandbox.home.parent.glob("tmux-qwen-*.sock")))
+    terminal = Terminal(sandbox.home.parent / f"tmux-qwen-{index}.sock", Path(os.devnull))
+    env = {**sandbox.qwen_env(server), "TERM": "xterm-256color"}
+    command = [sandbox.toolchain.qwen, "--approval-mode", "yolo", *extra, "-i", prompt]
+    with _tmux(sandbox, terminal, env, command):
+        yield terminal
+
+
+@contextmanager
+def _tmux(
+    sandbox: Sandbox, terminal: Terminal, env: dict[str, str], command: list[str]
+) -> Iterator[None]:
+    """``command`` with only ``env``, in the repository, in a detached tmux session of its
+    own; the session killed afterwards."""
     shell = (
         f"cd {shlex.quote(str(sandbox.repo))} && exec env -i "
         + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -139,7 +167,7 @@ def interactive_copilot(
         check=True,
     )
     try:
-        yield terminal
+        yield
     finally:
         subprocess.run(
             ["tmux", "-S", str(terminal.socket), "kill-server"], capture_output=True, check=False

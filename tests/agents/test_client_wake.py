@@ -1,9 +1,10 @@
 """Waking Gemini CLI, Qwen Code and Copilot CLI sessions, with their real CLIs, offline.
 
-Their hooks run only while a turn runs, and a hook started in the background cannot reach the
-session. An idle Copilot CLI session is woken by our extension instead (test_copilot_wake.py);
-Gemini CLI and Qwen Code sessions are not woken while they idle (what could: Qwen Code's
-cross-session inbox, not built; each client's own code says so: :func:`idle_wake_blocker`).
+Their hooks run only while a turn runs, and what a hook started in the background says never
+reaches the session. An idle Copilot CLI session is woken by our extension instead
+(test_copilot_wake.py), an idle Qwen Code session through its own cross-session inbox
+(test_qwen_wake.py); Gemini CLI sessions are not woken while they idle (its own code says so:
+:func:`idle_wake_blocker`).
 What all three can do is Codex's stop gate: a session whose turn ends
 (Gemini CLI's AfterAgent, Qwen Code's Stop, Copilot CLI's agentStop) with an urgent item
 pending is kept working once; the item is its next prompt. With only chatter pending it stops
@@ -122,11 +123,6 @@ def _read_all(folder: Path, pattern: str = "*.js") -> str:
     return "\n".join(p.read_text(errors="replace") for p in sorted(folder.glob(pattern)))
 
 
-def _package(sandbox: Sandbox, name: str) -> Path:
-    """An installed npm package of the toolchain."""
-    return Path(sandbox.toolchain.bin_dir).parent / name
-
-
 def _gemini_blocker(sandbox: Sandbox) -> str:
     """Gemini CLI's hook definition (its settings schema) has no background option: every hook
     runs inside the turn and the turn waits for it."""
@@ -140,30 +136,9 @@ def _gemini_blocker(sandbox: Sandbox) -> str:
     return "an idle one is not woken (no background hooks: every hook runs inside a turn)"
 
 
-def _qwen_blocker(sandbox: Sandbox) -> str:
-    """Qwen Code runs ``async`` hooks, but keeps what they say in a registry nobody reads: the
-    accessor is defined and never called (its docs: "Output is not delivered yet"). Its
-    cross-session inbox takes other processes' messages into a session's input queue (held
-    for the user's review unless settings accept them); colony-tasks does not use it yet."""
-    package = _package(sandbox, "@qwen-code/qwen-code")
-    code = _read_all(package / "chunks") + "\n" + (package / "cli.js").read_text()
-    assert "AsyncHookRegistry = class" in code
-    for accessor in ("getPendingAsyncOutput", "hasPendingAsyncOutput"):
-        uses = re.findall(rf"\b{accessor}\(", code)
-        definitions = re.findall(rf"^\s+{accessor}\(\) \{{", code, re.M)
-        assert len(definitions) == 1 and len(uses) == 1, (accessor, len(uses))
-    docs = package / "bundled/qc-helper/docs/features"
-    assert "Output is not delivered yet" in (docs / "hooks.md").read_text()
-    protocol = (docs / "cross-session-protocol.md").read_text()
-    assert "## 2. The inbox socket" in protocol and "agents.crossSessionInbound" in protocol
-    return (
-        "an idle one is not woken yet (async hooks' output is never delivered; its"
-        " cross-session inbox could take a message: not built)"
-    )
-
-
-#: Copilot CLI has none: its idle session is woken by our extension (test_copilot_wake.py).
-BLOCKERS = {"gemini": _gemini_blocker, "qwen": _qwen_blocker}
+#: Copilot CLI and Qwen Code have none: their idle sessions are woken (test_copilot_wake.py,
+#: test_qwen_wake.py).
+BLOCKERS = {"gemini": _gemini_blocker}
 
 
 def idle_wake_blocker(sandbox: Sandbox, client: Client) -> str:
