@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from .capabilities import record
+from .capabilities import record, transcript
 from .gemini_server import GeminiServer
 from .model_server import ChatCompletionsServer, MessagesServer, Step, call, context, say
 from .scenarios import warning
@@ -110,6 +110,8 @@ def test_a_client_and_claude_see_each_other_are_warned_and_reach_each_other(sand
     assert (question["handle"], question["to"]) == (handle, claude_handle)
 
     version = sandbox.toolchain.version(client.agent)
+    transcript(client.agent, version, "briefing", context(first), claude_handle)
+    transcript(client.agent, version, "after its edit", context(after_edit), claude_handle)
     record(client.agent, version, "briefing", "yes: SessionStart context")
     record(client.agent, version, "warn_before", "no: said after the edit, with its result")
     record(client.agent, version, "warn_after", "yes: with the tool's result")

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from . import scenarios
-from .capabilities import record
+from .capabilities import record, transcript
 from .model_server import ChatCompletionsServer, MessagesServer, call, context, say
 from .scenarios import COPILOT, QUESTION, chars_per_turn, warning
 
@@ -41,6 +41,8 @@ def test_copilot_editing_the_line_claude_just_changed_is_warned(sandbox):
     ]
     assert sandbox.hook_log() == ""
     assert pair.claude.hook_problems() == []
+    transcript("copilot", version(sandbox), "briefing", context(first), claude_handle)
+    transcript("copilot", version(sandbox), "after its edit", context(after_edit), claude_handle)
     record("copilot", version(sandbox), "briefing", "yes")
     record("copilot", version(sandbox), "warn_before", "yes")
     chars = chars_per_turn(pair.other_model.main_requests())

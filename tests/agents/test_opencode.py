@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from . import scenarios
-from .capabilities import record
+from .capabilities import record, transcript
 from .model_server import ChatCompletionsServer, context, say
 from .scenarios import OPENCODE, QUESTION, chars_per_turn, warning
 from .test_wake import _ask, wait_processes
@@ -47,6 +47,8 @@ def test_opencode_editing_the_line_claude_just_changed_is_warned(sandbox):
         (opencode_handle, "prices.py (edit)"),
     ]
     assert sandbox.hook_log() == ""
+    transcript("opencode", version(sandbox), "briefing", context(first), claude_handle)
+    transcript("opencode", version(sandbox), "after its edit", context(after_edit), claude_handle)
     record("opencode", version(sandbox), "briefing", "yes")
     record("opencode", version(sandbox), "warn_before", "after the tool (no channel before)")
     record("opencode", version(sandbox), "warn_after", "yes: with the tool's result")
