@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 #: The advisory lock every write transaction takes ("colony" in ASCII): advisory locks are
 #: scoped to the database, so one team database has one writer at a time.
 LOCK_KEY = 0x636F6C6F6E79
+#: Also how long one answer of the server is waited for (the driver's socket timeout): the
+#: server ends a transaction left idle sooner (pg_schema.IDLE_IN_TRANSACTION_MS), so a
+#: statement queued behind a hung member's locks is answered before this gives up.
 CONNECT_TIMEOUT = 5.0
 DEFAULT_STATEMENT_TIMEOUT_MS = STATEMENT_TIMEOUT_MS
 #: How long one attempt waits for the write lock, and how long a transaction waits in all

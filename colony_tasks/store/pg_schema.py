@@ -338,15 +338,17 @@ CREATE TRIGGER colony_guard_truncate BEFORE TRUNCATE ON regions
 #: What the server allows any connection to the team database, our clients' or a member's own
 #: (psql, a script), so that no member stalls the others: a statement runs for at most
 #: STATEMENT_TIMEOUT_MS, and a transaction left idle (a hung or crashed client, a psql left in
-#: BEGIN) is ended after IDLE_IN_TRANSACTION_MS, its locks released. Our own transactions are
-#: never idle for more than a round trip (nothing slow runs inside them), so 5 s is far above
-#: what they need on a slow link and well below the 60 s others wait for the write lock
-#: (store.pg.LOCK_PATIENCE): a hung holder is ended, then the next writer goes. No
-#: ``lock_timeout`` is set: a waiting statement should wait, bounded by the holder's limits.
+#: BEGIN) is ended after IDLE_IN_TRANSACTION_MS, its locks released. 4 s: our own transactions
+#: are never idle for more than a round trip (nothing slow runs inside them), so it is far
+#: above what they need on a slow link; and it is below the 5 s our clients wait for one answer
+#: of the server (store.pg.CONNECT_TIMEOUT, the driver's socket timeout), so a statement of
+#: ours queued behind a hung member's row lock is answered before it takes the server for
+#: gone, and a write waiting for the write lock (60 s, store.pg.LOCK_PATIENCE) goes soon after.
+#: No ``lock_timeout`` is set: a waiting statement should wait, bounded by the holder's limits.
 #: An owner who needs other values sets them with ``ALTER DATABASE ... SET``; migration 19
 #: runs once and does not set them again.
 STATEMENT_TIMEOUT_MS = 15_000
-IDLE_IN_TRANSACTION_MS = 5_000
+IDLE_IN_TRANSACTION_MS = 4_000
 
 STALL_LIMITS = f"""
 DO $$

@@ -165,6 +165,22 @@ def test_a_member_s_long_statement_under_the_write_lock_is_cancelled_and_a_post_
     assert was_ended(holder)  # and its aborted transaction, left idle, ended
 
 
+def test_a_member_idle_with_a_row_lock_on_another_s_session_is_ended_and_its_update_goes_through(
+    crew: Crew,  # noqa: F811
+    hold: Callable[..., Any],
+    repo: Path,
+):
+    from colony_tasks.domain import sessions
+
+    holder = hold(crew.server.bob, f"SELECT id FROM sessions WHERE id = '{crew.a.id}' FOR UPDATE")
+    seen = timed(
+        "session update behind an idle row-lock holder",
+        lambda: sessions.register(crew.alice, crew.a.id, agent="claude", cwd=str(repo)),
+    )
+    assert seen.session.id == crew.a.id
+    assert was_ended(holder)
+
+
 def test_a_member_idle_with_a_row_lock_on_another_s_session_is_ended_and_its_events_go_through(
     crew: Crew,  # noqa: F811
     hold: Callable[..., Any],
@@ -234,7 +250,7 @@ def test_migrate_gives_an_existing_team_store_its_time_limits(
     laptop = make_machines(tmp_path, team_server.admin, names=("laptop",))[0]
     run = cli(laptop, "migrate")
     assert run.returncode == 0, run.stderr
-    assert member_limits(team_server.bob) == ("5s", "15s")
+    assert member_limits(team_server.bob) == ("4s", "15s")
     store = open_store(team_server.admin, migrate=False)
     try:
         assert store.pending_migrations() == []
