@@ -382,14 +382,16 @@ def before_edit(
     lane: Lane,
     root: str,
     edits: dict[str, list[tuple[str, str, str]] | None],
+    forked: dict[str, tuple[str | None, str]] | None = None,
 ) -> Forecast:
     """Before an edit: what it will change of each file (in the working tree at ``root``:
     clones of one lane have one each), compared with other live sessions' regions of the
     file on every branch of the repository. The session's base of a file is where its branch
-    forked (:func:`fork_bases`), else its content here, at the first edit."""
+    forked (:func:`fork_bases`, given as ``forked`` by a caller that asks git before its
+    transaction), else its content here, at the first edit."""
     every: list[Overlap] = []
     fresh: list[Overlap] = []
-    forked = fork_bases(root, edits, lane)
+    forked = fork_bases(root, edits, lane) if forked is None else forked
     for rel, items in edits.items():
         row = store.region(me.id, rel)
         disk = read(root, rel)
@@ -443,14 +445,22 @@ def _changes(base: str | None, base_hash: str, text: str | None) -> list[Change]
     return changes_of(lines_of(base) or [], lines_of(text) or [])
 
 
-def after_edit(store: Store, me: Session, lane: Lane, root: str, rels: Sequence[str]) -> Forecast:
+def after_edit(
+    store: Store,
+    me: Session,
+    lane: Lane,
+    root: str,
+    rels: Sequence[str],
+    forked: dict[str, tuple[str | None, str]] | None = None,
+) -> Forecast:
     """After an edit (or a shell command that changed files): the session's regions of the
     files from what is on disk, and where what it really wrote meets other sessions'. A
     file first changed without a before (a shell command) is weighed against where its
-    branch forked; without git it stands for the whole file."""
+    branch forked (``forked``, as in :func:`before_edit`); without git it stands for the whole
+    file."""
     every: list[Overlap] = []
     fresh: list[Overlap] = []
-    forked = fork_bases(root, rels, lane)
+    forked = fork_bases(root, rels, lane) if forked is None else forked
     for rel in rels:
         row = store.region(me.id, rel)
         disk = read(root, rel)

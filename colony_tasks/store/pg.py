@@ -51,6 +51,7 @@ from . import Store
 from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation, search_filters
 from .pg_compat import Cursor, Row, rows_of, translate
 from .pg_facets import PgAdmin, PgVectors
+from .pg_schema import IDLE_IN_TRANSACTION_MS, STATEMENT_TIMEOUT_MS
 from .pg_schema import MIGRATIONS as PG_MIGRATIONS
 
 if TYPE_CHECKING:
@@ -61,8 +62,11 @@ if TYPE_CHECKING:
 #: The advisory lock every write transaction takes ("colony" in ASCII): advisory locks are
 #: scoped to the database, so one team database has one writer at a time.
 LOCK_KEY = 0x636F6C6F6E79
+#: Also how long one answer of the server is waited for (the driver's socket timeout): the
+#: server ends a transaction left idle sooner (pg_schema.IDLE_IN_TRANSACTION_MS), so a
+#: statement queued behind a hung member's locks is answered before this gives up.
 CONNECT_TIMEOUT = 5.0
-DEFAULT_STATEMENT_TIMEOUT_MS = 15_000
+DEFAULT_STATEMENT_TIMEOUT_MS = STATEMENT_TIMEOUT_MS
 #: How long one attempt waits for the write lock, and how long a transaction waits in all
 #: before it gives up with :class:`StoreBusy` (the message names who holds the lock).
 LOCK_ATTEMPT_MS = 1_000
@@ -258,6 +262,7 @@ class PgStore(Store):
         migrate: bool = True,
         timeout: float = CONNECT_TIMEOUT,
         statement_timeout_ms: int = DEFAULT_STATEMENT_TIMEOUT_MS,
+        idle_in_transaction_ms: int = IDLE_IN_TRANSACTION_MS,
         **_ignored: Any,
     ) -> None:
         self.url = url
@@ -270,6 +275,9 @@ class PgStore(Store):
         settings = "SET plan_cache_mode = force_custom_plan"
         if statement_timeout_ms:
             settings += f"; SET statement_timeout = {int(statement_timeout_ms)}"
+        if idle_in_transaction_ms:  # a hung process of ours must not hold the team's locks
+            idle = int(idle_in_transaction_ms)
+            settings += f"; SET idle_in_transaction_session_timeout = {idle}"
         self.conn.execute(settings)
         if migrate:
             self.migrate(migrations)
@@ -393,7 +401,9 @@ class PgStore(Store):
                         migration.name,
                     )
                 else:
+                    self.conn.raw.notices.clear()  # type: ignore[attr-defined]
                     self.conn.execute_simple(migration.sql)  # type: ignore[attr-defined]
+                    self._log_warnings()
                 self._run(
                     "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
                     (migration.version, migration.name, self.now()),
@@ -401,6 +411,19 @@ class PgStore(Store):
             applied.append(migration.version)
         self._load_id_tables()
         return applied
+
+    def _log_warnings(self) -> None:
+        """Log what a migration told with RAISE WARNING (e.g. a setting only the database's
+        owner can make, and the statement for the owner)."""
+        for notice in self.conn.raw.notices:  # type: ignore[attr-defined]
+            fields = {
+                (k.decode() if isinstance(k, bytes) else k): (
+                    v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+                )
+                for k, v in notice.items()
+            }
+            if fields.get("V", fields.get("S")) == "WARNING":
+                log.warning("%s", fields.get("M", ""))
 
     def _present(self, migration: Migration) -> bool:
         """Whether every table, index, column and function ``migration`` creates exists

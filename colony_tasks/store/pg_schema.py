@@ -335,6 +335,41 @@ CREATE TRIGGER colony_guard_truncate BEFORE TRUNCATE ON regions
     FOR EACH STATEMENT EXECUTE FUNCTION colony_guard_truncate();
 """
 
+#: What the server allows any connection to the team database, our clients' or a member's own
+#: (psql, a script), so that no member stalls the others: a statement runs for at most
+#: STATEMENT_TIMEOUT_MS, and a transaction left idle (a hung or crashed client, a psql left in
+#: BEGIN) is ended after IDLE_IN_TRANSACTION_MS, its locks released. 4 s: our own transactions
+#: are never idle for more than a round trip (nothing slow runs inside them), so it is far
+#: above what they need on a slow link; and it is below the 5 s our clients wait for one answer
+#: of the server (store.pg.CONNECT_TIMEOUT, the driver's socket timeout), so a statement of
+#: ours queued behind a hung member's row lock is answered before it takes the server for
+#: gone, and a write waiting for the write lock (60 s, store.pg.LOCK_PATIENCE) goes soon after.
+#: No ``lock_timeout`` is set: a waiting statement should wait, bounded by the holder's limits.
+#: An owner who needs other values sets them with ``ALTER DATABASE ... SET``; migration 19
+#: runs once and does not set them again.
+STATEMENT_TIMEOUT_MS = 15_000
+IDLE_IN_TRANSACTION_MS = 4_000
+
+STALL_LIMITS = f"""
+DO $$
+BEGIN
+    IF pg_has_role(current_user,
+                   (SELECT datdba FROM pg_database WHERE datname = current_database()), 'USAGE')
+       OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = %s',
+                       current_database(), {IDLE_IN_TRANSACTION_MS});
+        EXECUTE format('ALTER DATABASE %I SET statement_timeout = %s',
+                       current_database(), {STATEMENT_TIMEOUT_MS});
+    ELSE
+        RAISE WARNING 'colony-tasks: % does not own database %, so it cannot limit how long a'
+            ' member may hold a lock. Its owner can run: ALTER DATABASE % SET'
+            ' idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS};'
+            ' ALTER DATABASE % SET statement_timeout = {STATEMENT_TIMEOUT_MS};',
+            current_user, current_database(), current_database(), current_database();
+    END IF;
+END $$;
+"""
+
 # Migration 16, the member guards, is in pg_member_rights (imported above).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "base", BASE),
@@ -348,6 +383,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "member_rights", MEMBER_RIGHTS),
     Migration(17, "claim_auto", CLAIM_AUTO),
     Migration(18, "regions", REGIONS),
+    Migration(19, "stall_limits", STALL_LIMITS),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -263,10 +263,11 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     if not rel or here.lane is None:
         return NOTHING
     found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
+    # git is asked before the transaction: nothing slow runs while it holds the team's lock.
+    root, edits = _root(here), _edits(here, tool, rel)
+    forked = regions_mod.fork_bases(root, edits, here.lane)
     with store.transaction():
-        forecast = regions_mod.before_edit(
-            store, here.session, here.lane, _root(here), _edits(here, tool, rel)
-        )
+        forecast = regions_mod.before_edit(store, here.session, here.lane, root, edits, forked)
     deny = settings.get("claims", "mode") == "block" and (
         any(c.live for c in found) or bool(forecast.overlaps)
     )
@@ -397,6 +398,8 @@ def _after_edit(
     rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return (), ()
+    root = _root(here)
+    forked = regions_mod.fork_bases(root, rel, here.lane)  # git before the transaction
     with store.transaction():
         found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
         records.record_here_edit(store, here, rel, tool.name, extra)
@@ -410,7 +413,7 @@ def _after_edit(
             note=claims_mod.AUTO_NOTE,
             auto=True,
         )
-        forecast = regions_mod.after_edit(store, here.session, here.lane, _root(here), rel)
+        forecast = regions_mod.after_edit(store, here.session, here.lane, root, rel, forked)
     return tuple(c for c in found if c.live), forecast.fresh
 
 
