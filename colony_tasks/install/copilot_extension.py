@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .copilot import copilot_home
-from .files import InstallError
+from .files import is_generated
 
 NAME = "colony-tasks"
 FILE = "extension.mjs"
@@ -44,26 +44,7 @@ def extension_text(command: str) -> str:
 
 
 def is_ours(text: str | None) -> bool:
-    return text is not None and text.startswith(MARKER)
-
-
-def _foreign(path: Path) -> InstallError:
-    return InstallError(
-        f"{path} exists and was not written by colony-tasks. Move it away, then run again; "
-        "it was left unchanged."
-    )
-
-
-def install(path: Path, text: str | None, command: str) -> str:
-    if text is not None and not is_ours(text):
-        raise _foreign(path)
-    return extension_text(command)
-
-
-def uninstall(path: Path, text: str | None) -> str | None:
-    if text is not None and not is_ours(text):
-        raise _foreign(path)
-    return None
+    return is_generated(text, MARKER)
 
 
 def experimental_on(settings: dict[str, Any]) -> bool:

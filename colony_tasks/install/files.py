@@ -13,10 +13,13 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import paths
 from ..base.errors import ColonyError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 BACKUP_TAG = "colony-tasks"
 #: What every client's MCP server table must be (for :func:`child_object`'s error).
@@ -235,3 +238,27 @@ def remove(path: Path) -> None:
         pass
     except OSError as error:
         raise InstallError(f"Cannot remove {path}: {error.strerror}.") from None
+
+
+def generated(
+    marker: str, removing: bool, render: Callable[[], str]
+) -> Callable[[Path, str | None], str | None]:
+    """The edit of a file colony-tasks writes whole from a template and knows by its first
+    line, ``marker`` (the OpenCode plugin, the Copilot CLI extension): installing writes
+    ``render()`` over our own copy, removing deletes it, and a file of that name someone
+    else wrote is refused either way (it is left as it is)."""
+
+    def edit(path: Path, text: str | None) -> str | None:
+        if text is not None and not is_generated(text, marker):
+            raise InstallError(
+                f"{path} exists and was not written by colony-tasks. Move it away, then run"
+                " again; it was left unchanged."
+            )
+        return None if removing else render()
+
+    return edit
+
+
+def is_generated(text: str | None, marker: str) -> bool:
+    """Whether ``text`` is a file :func:`generated` wrote with ``marker``."""
+    return text is not None and text.startswith(marker)

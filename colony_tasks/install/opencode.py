@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.agent_events import EVENTS
-from .files import SERVERS, InstallError, child_object, remove_entry
+from .files import SERVERS, child_object, remove_entry
 
 SERVER_NAME = "colony-tasks"
 PLUGIN_FILE = "colony-tasks.js"
@@ -66,29 +66,6 @@ def plugin_text(command: str) -> str:
     return text.replace("__COMMAND__", json.dumps(command)).replace(
         "__TIMEOUT_MS__", str(TIMEOUT_MS)
     )
-
-
-def is_ours(text: str | None) -> bool:
-    return text is not None and text.startswith(MARKER)
-
-
-def _foreign(path: Path) -> InstallError:
-    return InstallError(
-        f"{path} exists and was not written by colony-tasks. Move it away, then run again; "
-        "it was left unchanged."
-    )
-
-
-def install_plugin(path: Path, text: str | None, command: str) -> str:
-    if text is not None and not is_ours(text):
-        raise _foreign(path)
-    return plugin_text(command)
-
-
-def uninstall_plugin(path: Path, text: str | None) -> str | None:
-    if text is not None and not is_ours(text):
-        raise _foreign(path)
-    return None
 
 
 def server_entry(command: str) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from .files import (
     atomic_write,
     backup,
     dump_json,
+    generated,
     load_json_object,
     read_text,
     remove,
@@ -235,7 +236,12 @@ def _edits(
                 (
                     copilot_extension.extension_path(),
                     "Copilot CLI extension (wakes an idle session)",
-                    _extension_edit(removing, portable),
+                    _generated_edit(
+                        copilot_extension.MARKER,
+                        copilot_extension.extension_text,
+                        removing,
+                        portable,
+                    ),
                 )
             )
     if "opencode" in agents:
@@ -243,7 +249,7 @@ def _edits(
             (
                 opencode.plugin_path(scope, root),
                 "OpenCode plugin",
-                _plugin_edit(removing, portable),
+                _generated_edit(opencode.MARKER, opencode.plugin_text, removing, portable),
             )
         )
         mcp = opencode.uninstall_mcp if removing else _bind(opencode.install_mcp, portable)
@@ -262,24 +268,16 @@ def _bind_client(
     return bound
 
 
-def _plugin_edit(removing: bool, command: str | None) -> TextEdit:
-    def edit(path: Path, text: str | None) -> str | None:
-        if removing:
-            return opencode.uninstall_plugin(path, text)
-        assert command is not None
-        return opencode.install_plugin(path, text, command)
+def _generated_edit(
+    marker: str, text_of: Callable[[str], str], removing: bool, command: str | None
+) -> TextEdit:
+    """A file we write whole from a template (:func:`.files.generated`) for ``command``."""
 
-    return edit
+    def render() -> str:
+        assert command is not None  # an install always names its command
+        return text_of(command)
 
-
-def _extension_edit(removing: bool, command: str | None) -> TextEdit:
-    def edit(path: Path, text: str | None) -> str | None:
-        if removing:
-            return copilot_extension.uninstall(path, text)
-        assert command is not None
-        return copilot_extension.install(path, text, command)
-
-    return edit
+    return generated(marker, removing, render)
 
 
 def _bind_root(
