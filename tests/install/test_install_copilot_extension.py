@@ -15,21 +15,12 @@ from click.testing import CliRunner
 from colony_tasks.cli.app import cli
 from colony_tasks.install import InstallError, run, status
 from colony_tasks.install.copilot_extension import MARKER, NOT_LOADED
-
-EXE = "/opt/venv-a/bin/colony-tasks"
+from tests.install.conftest import EXE
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (tmp_path / "repo" / ".git").mkdir(parents=True)
-    home.mkdir()
-    for name in ("COPILOT_HOME", "XDG_CONFIG_HOME", "COLONY_TASKS_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.chdir(tmp_path / "repo")
-    monkeypatch.setattr("colony_tasks.install.plan.find_executable", lambda: EXE)
-    return home
+def home(user_home: Path) -> Path:
+    return user_home
 
 
 def extension(home: Path) -> Path:

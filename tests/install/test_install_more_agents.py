@@ -9,24 +9,16 @@ import pytest
 
 from colony_tasks.install import InstallError, run
 from colony_tasks.install.copilot import is_ours as is_our_copilot_handler
+from tests.install.conftest import EXE
 
-EXE = "/opt/venv-a/bin/colony-tasks"
 USER_COPILOT_HOOKS = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "lint"}]}}
 USER_COPILOT_MCP = {"mcpServers": {"docs": {"type": "local", "command": "docs", "args": []}}}
 USER_OPENCODE = {"model": "anthropic/claude", "mcp": {"docs": {"type": "local", "command": ["d"]}}}
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (tmp_path / "repo" / ".git").mkdir(parents=True)
-    home.mkdir()
-    for name in ("COPILOT_HOME", "XDG_CONFIG_HOME", "COLONY_TASKS_HOME"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.chdir(tmp_path / "repo")
-    monkeypatch.setattr("colony_tasks.install.plan.find_executable", lambda: EXE)
-    return home
+def home(user_home: Path) -> Path:
+    return user_home
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
