@@ -326,7 +326,15 @@ def test_hooks_exit_0_within_a_bound_and_log_when_the_database_stays_locked(
     # Every hook logged its failure; the relay, which tried the events first, its own.
     hooks = [line for line in lines if " hook " in line]
     assert len(hooks) == len(jobs) and all("database is locked" in line for line in lines), lines
-    assert snapshot_of(home) == before
+    # Nothing stored before was touched. Rows may have been added: the relay, still waiting on
+    # the lock when it went away, can apply an event its hook had given up on (once: the
+    # events' keys are unique).
+    after = snapshot_of(home)
+    assert set(before["observations"]) <= set(after["observations"])
+    added = [row for row in after["observations"] if row not in before["observations"]]
+    assert sum(row[3] == "prompt" for row in added) <= 2, added  # each prompt job's at most once
+    with Store(home / "colony.db") as store:
+        assert store.admin.integrity_check() == ["ok"]
     print(f"{how}: {len(jobs)} hooks against a held lock finished in {elapsed:.1f}s")
 
 
