@@ -97,12 +97,19 @@ def wakeable(pid: int | None, agent: str = "claude") -> bool:
     if not args:
         return True
     if agent == "opencode":
-        return subcommand(args) != "run"
+        # Not OpenCode at all: the wait outlived it (our plugin starts it as OpenCode goes
+        # idle, and `opencode run` may exit meanwhile), so the agent found is another process.
+        return runs_opencode(args) and subcommand(args) != "run"
     printing = any(a in ("-p", "--print", "--prompt") for a in args)
     streaming = "--input-format=stream-json" in args or any(
         a == "--input-format" and b == "stream-json" for a, b in zip(args, args[1:], strict=False)
     )
     return not printing or streaming
+
+
+def runs_opencode(args: list[str]) -> bool:
+    """Whether the command line is OpenCode's (its binary, or a runtime running its launcher)."""
+    return any(os.path.basename(arg).split(".")[0] == "opencode" for arg in args[:2])
 
 
 def subcommand(args: list[str]) -> str:

@@ -482,3 +482,23 @@ def test_opencode_run_is_not_waited_for_its_server_and_tui_are():
         (["opencode", "--continue"], ""),
     ):
         assert wait_hook.subcommand(args) == subcommand, args
+        assert wait_hook.runs_opencode(args)
+
+
+def test_an_opencode_wait_whose_agent_is_not_opencode_is_not_held(tmp_path: Path):
+    """The plugin starts the wait as OpenCode goes idle; when OpenCode exits meanwhile (the end
+    of ``opencode run``), the agent process found for it is some other process: no wait."""
+    from colony_tasks.hooks import wait as wait_hook
+
+    assert not wait_hook.wakeable(os.getpid(), "opencode")  # this is pytest, not OpenCode
+    launcher = tmp_path / "opencode"
+    launcher.write_text("#!/bin/sh\nsleep 10\n")
+    launcher.chmod(0o755)
+    for subcommand, wakes in (("serve", True), ("run", False)):
+        named = subprocess.Popen([str(launcher), subcommand])
+        try:
+            time.sleep(0.2)
+            assert wait_hook.wakeable(named.pid, "opencode") is wakes, subcommand
+        finally:
+            named.kill()
+            named.wait()
