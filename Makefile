@@ -31,7 +31,7 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The default suite: deterministic, no browser, no agent CLIs (about 4.5 minutes on 2 cores).
+# The default suite: deterministic, no browser, no agent CLIs (about 3 minutes on 2 cores).
 test: lint
 	$(BIN)/python -m pytest -m "not slow and not stress and not browser and not agents and not postgres"
 
