@@ -58,6 +58,8 @@ class Run:
         self.repo = repo
         self.home = home
         self.prompts: list[str] = []
+        self.prompt_of: dict[str, str] = {}  # marker -> session id
+        self.gated: Counter[str] = Counter()  # stops the gate held back, per session
         self.commands: list[str] = []
         self.edits: list[tuple[str, str]] = []  # (session id, repo-relative path)
         self.posted: dict[int, str] = {}
@@ -72,6 +74,7 @@ class Run:
         name, _, variant = event.partition(":")
         if name == "user-prompt-submit":
             self.prompts.append(marker)
+            self.prompt_of[marker] = sid
             return build(name, sid, self.repo, prompt=f"please do {marker} now")
         if name == "pre-tool-use":
             target = str(self.repo / "src" / f"{marker}.py")
@@ -125,6 +128,7 @@ class Run:
         if event == "stop" and data and data.get("decision") == "block":
             # Codex's stop gate: urgent items delivered as the session's next prompt.
             self.delivered[sid].extend(delivered_ids(data["reason"]))
+            self.gated[sid] += 1
             return
         context = context_of(data)
         if event in ("user-prompt-submit", "post-tool-use"):
@@ -172,6 +176,7 @@ def drain(run: Run, sid: str, agent: str) -> None:
     for i in range(100):
         marker = f"drain-{sid}-{i}"
         run.prompts.append(marker)
+        run.prompt_of[marker] = sid
         result = run_hook(
             "user-prompt-submit",
             build("user-prompt-submit", sid, run.repo, prompt=marker),
@@ -233,8 +238,14 @@ def test_simultaneous_hooks_lose_nothing_and_deliver_each_item_once(
         for _, _, _, kind, text in rows
         if kind == "prompt"
     )
+    # A session's first prompt after the gate held its stop is its woken turn's, colony-tasks'
+    # own words (the reason becomes Codex's next prompt): not recorded (wake.woken_turn). Here
+    # the next prompt is a marker, so one marker per held stop may be missing; no other.
+    missing = Counter(run.prompt_of[m] for m in run.prompts if stored_prompts[m] == 0)
     for marker in run.prompts:
-        assert stored_prompts[marker] == 1, marker
+        assert stored_prompts[marker] <= 1, marker
+    for sid, lost in missing.items():
+        assert lost <= run.gated[sid], (sid, lost, run.gated[sid])
     commands = Counter(text.split()[-1] for _, _, _, kind, text in rows if kind == "command")
     for marker in run.commands:
         assert commands[marker] == 1, marker
