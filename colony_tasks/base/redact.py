@@ -29,7 +29,7 @@ from .redact_encoded import redact_encoded
 from .redact_encoded import triggers as encoded_triggers
 from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
-from .redact_mapped import apply_mapped
+from .redact_mapped import apply_mapped, tried_at
 from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule
 from .redact_words import Asked, Words, lower, lowering
@@ -126,22 +126,11 @@ def _apply_anchored(
     """``pattern.sub`` of the kept prefix and ``marker``, tried only where an anchor starts:
     the same matches (every match starts at an anchor, and a match tried at a position sees
     the text before it), found in C by ``str.find`` instead of a try at every position."""
-    starts: set[int] = set()
-    for anchor in anchors:
-        at = lowered.find(anchor)
-        while at != -1:
-            starts.add(at)
-            at = lowered.find(anchor, at + 1)
     keeps = "keep" in pattern.groupindex
     out: list[str] = []
     kept_from = 0
-    for at in sorted(starts):
-        if at < kept_from:
-            continue
-        match = pattern.match(text, at)
-        if match is None:
-            continue
-        out.append(text[kept_from:at])
+    for match in tried_at(pattern, text, lowered, anchors):
+        out.append(text[kept_from : match.start()])
         if keeps:
             out.append(match.group("keep"))
         out.append(marker)

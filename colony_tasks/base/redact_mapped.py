@@ -74,10 +74,10 @@ def _matches(
     (``alone``: the pattern is the rule's only one and replaces every match, as
     :func:`colony_tasks.base.redact.apply_rule` requires of a rule with anchors)."""
     if rule.anchors and alone:
-        return _tried_at(pattern, work, lower(work), rule.anchors)
+        return tried_at(pattern, work, lower(work), rule.anchors)
     word = _word(rule, pattern)
     if word:
-        return _tried_at(pattern, work, lower(work), (word,))
+        return tried_at(pattern, work, lower(work), (word,))
     return pattern.finditer(work)
 
 
@@ -97,7 +97,7 @@ def _word(rule: Rule, pattern: re.Pattern[str]) -> str:
     return found
 
 
-def _tried_at(
+def tried_at(
     pattern: re.Pattern[str], work: str, lowered: str, words: tuple[str, ...]
 ) -> Iterator[re.Match[str]]:
     """The matches of ``pattern`` in ``work`` that start where one of ``words`` starts in
