@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: How long a hook waits for the relay's answer when the team store is up. Past it the hook
-#: returns nothing (fails open) and the event is still applied by the relay.
+#: returns nothing (fails open), the event is still applied by the relay, and what its reply
+#: says is shown at the session's next hook (the relay is told the wait: ``wait``).
 REPLY_WAIT = float(os.environ.get("COLONY_TASKS_RELAY_WAIT", "0.5"))
 #: How long the first hook of a machine waits for a relay it just started.
 SPAWN_WAIT = 2.0
@@ -46,14 +47,15 @@ def handle(url: str, request: dict[str, Any]) -> dict[str, Any] | None:
     ask = {"op": "spooled", "id": row_id}
     ask.update(event=request["event"], session=request.get("session"))
     try:
-        return _answer(wire.ask(path, ask, REPLY_WAIT))
+        return _answer(wire.ask(path, {**ask, "wait": REPLY_WAIT}, REPLY_WAIT))
     except wire.NoRelay:
         pass
     wire.spawn()
     deadline = time.monotonic() + SPAWN_WAIT
     while time.monotonic() < deadline:
+        wait = max(deadline - time.monotonic(), 0.05)
         try:
-            return _answer(wire.ask(path, ask, max(deadline - time.monotonic(), 0.05)))
+            return _answer(wire.ask(path, {**ask, "wait": wait}, wait))
         except wire.NoRelay:
             time.sleep(0.01)  # the relay is still starting
     return None

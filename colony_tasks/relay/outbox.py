@@ -8,8 +8,9 @@ agent typed never reaches the disk even while the team store is away.
 Rows are applied in ``id`` order and deleted once applied; a row that keeps failing for a
 reason other than the server being away is marked ``stuck`` after :data:`MAX_ATTEMPTS` and
 left for ``colony-tasks doctor`` to show. ``notices`` remembers which sessions were told that
-the team store is unreachable, so each is told once that it is back. Standard library only:
-hooks import this module.
+the team store is unreachable, so each is told once that it is back. ``late_replies`` and
+``late_dropped`` keep the replies hooks left without, for their sessions' next hooks
+(:mod:`colony_tasks.relay.late`). Standard library only: hooks import this module.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_ATTEMPTS = 3
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
@@ -46,6 +47,21 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE TABLE IF NOT EXISTS notices (
     session_id TEXT PRIMARY KEY,
     told_down_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS late_replies (
+    row_id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    agent_pid INTEGER,
+    context TEXT,
+    deny TEXT,
+    has_reply INTEGER NOT NULL DEFAULT 0,
+    left_at REAL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS late_replies_session ON late_replies(session_id, row_id);
+CREATE TABLE IF NOT EXISTS late_dropped (
+    session_id TEXT PRIMARY KEY,
+    count INTEGER NOT NULL
 );
 """
 

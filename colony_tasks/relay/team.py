@@ -9,7 +9,8 @@ event twice and never loses one. A batch one of whose events fails (the core ref
 statement fails) is rolled back whole and its rows up to that one are applied one transaction
 each, as a lone row always is. When the server is away it backs off (0.2 s doubling to 10 s) and
 answers hooks at once; each session is told once that the team store is unreachable and once
-that it is back.
+that it is back. A reply its hook did not wait for is shown at the session's next hook that
+can show context, once (:mod:`colony_tasks.relay.late`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..base.errors import ColonyError
 from ..base.redact import redact
 from ..store.pg import PgStore, is_connection_error
 from . import apply as apply_mod
+from .late import LateReplies
 from .outbox import Outbox, outbox_path
 from .server import KEEP_KEYS, PRUNE_EVERY, SERVE_WAIT, Relay
 
@@ -39,6 +41,12 @@ BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
 #: (its transaction holds the team's write lock meanwhile: other machines wait for it).
 BATCH_ROWS = 32
 BATCH_SECONDS = 0.5
+#: A hook's own wait is cut this much short, so its reply is sent before the hook gives up.
+CLIENT_MARGIN = 0.1
+#: A reply its hook has not collected after this long is late (its hook is gone).
+COLLECT_WITHIN = 10.0
+#: How long late replies are kept for a session that never asks again.
+KEEP_LATE = 24 * 3600
 
 DOWN_NOTICE = (
     "colony-tasks: the team store is unreachable. Your activity is saved on this machine and"
@@ -59,6 +67,8 @@ class TeamRelay(Relay):
         super().__init__(backend.store_key(url))
         self.url = url
         self.outbox = Outbox(outbox_path(self.key))
+        self.late = LateReplies(self.outbox.conn)
+        self.late.orphaned()
         self.store: PgStore | None = None
         # row id → (when, reply, the agent pid the row was spooled with)
         self.results: dict[int, tuple[float, dict[str, Any], int | None]] = {}
@@ -93,6 +103,8 @@ class TeamRelay(Relay):
                 if self.prune and self.store is not None:
                     self.prune = False
                     self.store.prune_event_keys(time.time() - KEEP_KEYS)
+                    with self.cond:
+                        self.late.prune(time.time() - KEEP_LATE)
                 self.flush()
             except Exception as error:  # noqa: BLE001 - the relay must outlive any one event
                 paths.log(f"relay: flush failed: {redact(backend.redact_url(repr(error)))}")
@@ -185,10 +197,10 @@ class TeamRelay(Relay):
             self.outbox.done(row["id"])
             if isinstance(reply, apply_mod.BadRequest):
                 paths.log(f"relay: event #{row['id']} dropped: {reply}")
-                self._answer(row["id"], {}, row["agent_pid"])
+                self._answer(row, {})
                 continue
             self.served += 1
-            self._answer(row["id"], reply, row["agent_pid"])
+            self._answer(row, reply)
             self.waits.saw(request)
         return len(replies)
 
@@ -201,7 +213,6 @@ class TeamRelay(Relay):
         store = self.store
         assert store is not None
         reply: dict[str, Any] = {}
-        owner = row["agent_pid"]
         try:
             request = json.loads(row["payload"])
             self.busy_since = time.monotonic()
@@ -211,7 +222,7 @@ class TeamRelay(Relay):
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
             self.outbox.done(row["id"])
-            self._answer(row["id"], {}, owner)
+            self._answer(row, {})
             return True
         except ColonyError as refused:
             # The core refused the event (e.g. a hook of another process for a session it does
@@ -219,7 +230,7 @@ class TeamRelay(Relay):
             self.busy_since = None
             paths.log(f"relay: event {row['event']} #{row['id']} refused: {redact(str(refused))}")
             self.outbox.done(row["id"])
-            self._answer(row["id"], {}, owner)
+            self._answer(row, {})
             return True
         except Exception as error:  # noqa: BLE001
             self.busy_since = None
@@ -230,37 +241,56 @@ class TeamRelay(Relay):
             stuck = self.outbox.failed(row["id"], message)
             paths.log(f"relay: event {row['event']} #{row['id']} failed: {message}")
             if stuck:
-                self._answer(row["id"], {}, owner)
+                self._answer(row, {})
             return True
         self.busy_since = None
         self.served += 1
         self.outbox.done(row["id"])
-        self._answer(row["id"], reply, owner)
+        self._answer(row, reply)
         self.waits.saw(request)
         return True
 
-    def _answer(self, row_id: int, reply: dict[str, Any], owner: int | None) -> None:
+    def _answer(self, row: Any, reply: dict[str, Any]) -> None:
+        """Hand an applied row's reply to its hook (:meth:`reply_for`); a reply its hook left
+        without is kept for the session's next hook instead (:mod:`.late`), and a session
+        that ended drops what was kept for it."""
+        row_id, owner, session = row["id"], row["agent_pid"], row["session_id"]
         now = time.monotonic()
         with self.cond:
-            self.results[row_id] = (now, reply, owner)
-            for stale in [k for k, (at, _, _) in self.results.items() if now - at > 60]:
-                del self.results[stale]
+            late = speaks(row["event"], session) and self.late.kept(row_id, session, owner, reply)
+            if row["event"] == "session-end" and session:
+                self.late.ended(session)
+            if not late:
+                self.results[row_id] = (now, reply, owner)
+            stale = [k for k, (at, _, _) in self.results.items() if now - at > COLLECT_WITHIN]
+            for key in stale:
+                del self.results[key]
+            self.late.uncollected(stale)
             self.cond.notify_all()
 
     def reply_for(
-        self, row_id: int, event: str, session: str, chain: list[int] | None = None
+        self,
+        row_id: int,
+        event: str,
+        session: str,
+        chain: list[int] | None = None,
+        wait: float = SERVE_WAIT,
     ) -> dict[str, Any]:
         """The rendered result of the hook's event once applied; while the server is away, the
         one-time notice (or nothing). A session told it was away hears once that it is back,
         in the first result it actually receives. The result goes only to a client of the
         agent process the row was spooled under (``chain``: the asking client's, as the kernel
         tells it): another process asking for someone's row id gets nothing, and the row's
-        own hook still gets its reply."""
+        own hook still gets its reply. ``wait``: how long the hook waits; a result not ready
+        by then is shown at the session's next hook that can show context, before that hook's
+        own, with what else came late (:mod:`.late`)."""
+        talks = speaks(event, session)
+        late = ""
         with self.cond:
             self.last_request = time.monotonic()
             self.wake = True
             self.cond.notify_all()
-            deadline = time.monotonic() + SERVE_WAIT
+            deadline = time.monotonic() + min(SERVE_WAIT, max(wait - CLIENT_MARGIN, 0.0))
             while row_id not in self.results and not self.down and not self.stopping:
                 now = time.monotonic()
                 busy = self.busy_since
@@ -268,29 +298,43 @@ class TeamRelay(Relay):
                     break
                 self.cond.wait(0.02)
             found = self.results.get(row_id)
+            if found is None and talks:
+                kept = self.late.own(row_id)  # applied by a relay since restarted
+                found = None if kept is None else (0.0, kept[0], kept[1])
             if found is not None and chain is not None and found[2] not in (None, *chain):
                 paths.log(f"relay: the reply to event #{row_id} refused to another agent's client")
                 return {}
             self.results.pop(row_id, None)
-        row = EVENTS.get(event)
-        speaks = row is not None and not row.quiet and bool(session)
+            if talks:
+                if found is None:
+                    self.late.left(row_id, session)
+                else:
+                    self.late.collected(row_id)
+                if found is None or not found[1].get("deny"):  # a deny shows nothing else
+                    late = self.late.take(session, chain)
         if found is not None:
             reply = found[1]
-            if speaks and self.outbox.clear_told_down(session):
-                reply["context"] = "\n\n".join(p for p in (BACK_NOTICE, reply.get("context")) if p)
+            back = talks and self.outbox.clear_told_down(session)
+            if back or late:
+                reply["context"] = _joined(back and BACK_NOTICE, late, reply.get("context"))
             return reply
-        if self.down and speaks and not self.outbox.told_down(session):
+        if self.down and talks and not self.outbox.told_down(session):
             self.outbox.mark_told_down(session)
-            return {"context": DOWN_NOTICE}
-        return {}
+            return {"context": _joined(DOWN_NOTICE, late)}
+        return {"context": late} if late else {}
 
     def event(self, request: dict[str, Any], chain: list[int] | None) -> dict[str, Any]:
         """A hook's spooled event: wait for its row's reply (see :meth:`reply_for`)."""
         row_id = request.get("id")
         if not isinstance(row_id, int):
             return {"error": "team mode takes spooled events only"}
+        wait = request.get("wait")
         return self.reply_for(
-            row_id, str(request.get("event", "")), str(request.get("session") or ""), chain
+            row_id,
+            str(request.get("event", "")),
+            str(request.get("session") or ""),
+            chain,
+            wait if isinstance(wait, int | float) and not isinstance(wait, bool) else SERVE_WAIT,
         )
 
     def search_store(self) -> PgStore | None:
@@ -333,3 +377,13 @@ class TeamRelay(Relay):
         for extra in (self._search_store, self._wake_store):
             if extra is not None:
                 extra.close()
+
+
+def speaks(event: str, session: str) -> bool:
+    """Whether a reply to ``event`` of ``session`` can give the agent text."""
+    row = EVENTS.get(event)
+    return row is not None and not row.quiet and bool(session)
+
+
+def _joined(*parts: object) -> str:
+    return "\n\n".join(p for p in parts if isinstance(p, str) and p)

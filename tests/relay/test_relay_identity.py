@@ -233,9 +233,12 @@ def test_in_team_mode_the_reply_to_a_spooled_event_goes_only_to_its_own_agents_c
 
     relay = TeamRelay("postgresql://nobody@127.0.0.1:9/none")  # never connects: no worker
     victim_agent, thief_agent = 4242, 4343
-    relay._answer(7, {"context": "for the victim: the port is 8443"}, victim_agent)
-    thief = relay.reply_for(7, "user-prompt-submit", "victim", [9001, thief_agent])
-    own = relay.reply_for(7, "user-prompt-submit", "victim", [9002, victim_agent])
+    row_id = relay.outbox.put(
+        "k", "user-prompt-submit", "claude", {}, session_id="victim", agent_pid=victim_agent
+    )
+    relay._answer(relay.outbox.pending()[0], {"context": "for the victim: the port is 8443"})
+    thief = relay.reply_for(row_id, "user-prompt-submit", "victim", [9001, thief_agent])
+    own = relay.reply_for(row_id, "user-prompt-submit", "victim", [9002, victim_agent])
     relay.outbox.close()
     assert thief == {}
     assert own == {"context": "for the victim: the port is 8443"}
