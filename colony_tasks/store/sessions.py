@@ -72,6 +72,21 @@ class SessionsMixin(StoreBase):
         )
         return Lane(**dict(row)) if row else None
 
+    def lane_and_task(self, lane_id: int) -> tuple[Lane | None, int | None]:
+        """A lane and the id of its open lane task (None when it has none), in one read: every
+        event resolves both (a round trip each to a team store)."""
+        row = self._one(
+            "SELECT l.id, l.repo_id, l.root, l.repo_name, l.branch, t.id AS task_id FROM lanes l"
+            " LEFT JOIN tasks t ON t.lane_id = l.id AND t.mode = 'lane' AND t.status = 'open'"
+            " WHERE l.id = ?",
+            (lane_id,),
+        )
+        if row is None:
+            return None, None
+        found = dict(row)
+        task_id = found.pop("task_id")
+        return Lane(**found), (int(task_id) if task_id is not None else None)
+
     # -- sessions --------------------------------------------------------------------------
 
     def get_session(self, session_id: str) -> Session | None:

@@ -262,7 +262,7 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return NOTHING
-    found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
+    found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
     # git is asked before the transaction: nothing slow runs while it holds the team's lock.
     root, edits = _root(here), _edits(here, tool, rel)
     forked = regions_mod.fork_bases(root, edits, here.lane)
@@ -280,17 +280,6 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
 def _root(here: records.Here) -> str:
     """The session's working tree: a lane's clones (one origin, one branch) have one each."""
     return lanes.resolve(here.session.cwd).root
-
-
-def _declared(found: Sequence[PathConflict]) -> tuple[PathConflict, ...]:
-    """The claims a session asked for (not those its edits made: what an edit changed is
-    weighed by its regions), whole files as declared."""
-    out = []
-    for conflict in found:
-        held = [h for h in conflict.claims if not h.auto]
-        if held:
-            out.append(conflict._replace(claims=held, recent_edits=[]))
-    return tuple(out)
 
 
 def _edits(
@@ -401,7 +390,7 @@ def _after_edit(
     root = _root(here)
     forked = regions_mod.fork_bases(root, rel, here.lane)  # git before the transaction
     with store.transaction():
-        found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
+        found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
         records.record_here_edit(store, here, rel, tool.name, extra)
         claims_mod.grant(
             store,
