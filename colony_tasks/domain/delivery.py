@@ -142,12 +142,15 @@ def mark_briefed(store: Store, session: Session, task_id: int) -> None:
         store.set_cursor(task_id, session.id, store.max_observation_id(task_id))
 
 
-def deliver_directed(store: Store, session: Session) -> list[Observation]:
+def deliver_directed(
+    store: Store, session: Session, *, pending: bool | None = None
+) -> list[Observation]:
     """Mid-turn delivery: undelivered items addressed to the session or marked urgent.
 
     They are marked delivered, so the next :func:`updates_since` does not repeat them.
+    ``pending``: whether any is waiting, when the caller already asked (``store.inbox``).
     """
-    if not store.has_pending_directed(session.id):
+    if not (store.inbox(session.id).directed if pending is None else pending):
         return []
     with store.transaction():
         items = store.pending_directed(session.id)

@@ -153,10 +153,18 @@ def _here(store: Store, event: Event) -> records.Here:
     return records.here_of(store, _session(store, event), event.cwd)
 
 
-def _undeliverable(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
-    if not store.has_undeliverable(me.id):
-        return ()
-    return tuple(store.undelivered_for_sender(me.id))
+def _inbox(store: Store, me: Session, *, directed: bool) -> dict[str, Any]:
+    """What the session's hook tells besides the event's own: with ``directed``, the items
+    addressed to it (delivered now); its undeliverable items and the items of its that woke
+    someone (each told once) — asked in one read."""
+    inbox = store.inbox(me.id, directed=directed)
+    found: dict[str, Any] = {
+        "undeliverable": tuple(store.undelivered_for_sender(me.id)) if inbox.undeliverable else (),
+        "woken": wake.woken(store, me, untold=inbox.woken),
+    }
+    if directed:
+        found["delivered"] = tuple(delivery.deliver_directed(store, me, pending=inbox.directed))
+    return found
 
 
 def _news(store: Store, me: Session) -> tuple[Updates, ...]:
@@ -217,12 +225,7 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     me = here.session
     if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
-    return Result(
-        me,
-        updates=_news(store, me),
-        undeliverable=_undeliverable(store, me),
-        woken=wake.woken(store, me),
-    )
+    return Result(me, updates=_news(store, me), **_inbox(store, me, directed=False))
 
 
 def checks_before(tool: ToolUse) -> bool:
@@ -362,9 +365,7 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
         conflicts=conflicts,
         overlaps=overlaps,
         after=True,
-        delivered=tuple(delivery.deliver_directed(store, me)),
-        undeliverable=_undeliverable(store, me),
-        woken=wake.woken(store, me),
+        **_inbox(store, me, directed=True),
     )
 
 
