@@ -167,15 +167,6 @@ def _inbox(store: Store, me: Session, *, directed: bool) -> dict[str, Any]:
     return found
 
 
-def _news(store: Store, me: Session) -> tuple[Updates, ...]:
-    """What is new for ``me`` in each of its tasks since it was last told (advances its
-    cursors)."""
-    return tuple(
-        delivery.updates_since(store, me, task.id, limit=delivery.NEWS_ITEMS)
-        for task in store.tasks_of_session(me.id)
-    )
-
-
 def session_start(store: Store, event: Event, source: str = "startup") -> Result:
     """Register (or refresh) the session, join its lane task, and brief it. A session new to
     the task is not sent the task's history again as news at its first prompt.
@@ -198,7 +189,7 @@ def session_start(store: Store, event: Event, source: str = "startup") -> Result
             delivery.mark_briefed(store, joined.session, joined.task.id)
     me = joined.session
     if source in REBRIEF_SOURCES and not joined.new_participant:
-        return Result(me, joined, rebrief=True, updates=_news(store, me))
+        return Result(me, joined, rebrief=True, updates=delivery.news(store, me))
     return Result(me, joined)
 
 
@@ -225,7 +216,7 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     me = here.session
     if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
-    return Result(me, updates=_news(store, me), **_inbox(store, me, directed=False))
+    return Result(me, updates=delivery.news(store, me), **_inbox(store, me, directed=False))
 
 
 def checks_before(tool: ToolUse) -> bool:
