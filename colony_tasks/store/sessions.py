@@ -99,8 +99,14 @@ class SessionsMixin(StoreBase):
             self._one(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE handle = ?", (handle,))
         )
 
-    def handle_taken(self, handle: str) -> bool:
-        return self._one("SELECT 1 FROM sessions WHERE handle = ?", (handle,)) is not None
+    def handle_taken(self, handle: str, *, by_other_than: str) -> bool:
+        """Whether a session other than ``by_other_than`` has ``handle`` as its handle or as
+        its id (one read: handles and ids are separate namespaces a lookup tries in turn)."""
+        row = self._one(
+            "SELECT 1 FROM sessions WHERE (handle = ? OR id = ?) AND id <> ? LIMIT 1",
+            (handle, handle, by_other_than),
+        )
+        return row is not None
 
     def insert_session(
         self,
