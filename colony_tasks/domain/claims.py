@@ -242,13 +242,35 @@ def conflicts_for(
     store: Store, session: Session, rel_paths: Sequence[str], lane: Lane
 ) -> list[PathConflict]:
     """Conflicts for already-normalized paths (only paths that have any)."""
+    return _conflicts(store, session, rel_paths, lane, declared_only=False)
+
+
+def declared_conflicts(
+    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane
+) -> tuple[PathConflict, ...]:
+    """What an edit of already-normalized paths is weighed against besides its regions: the
+    claims other sessions asked for (``claim_file``, a plan item's files, a handoff), whole
+    files or globs as declared. The claims edits made (``auto``) and recent edits are not:
+    what an edit changed is weighed by its regions (:mod:`.regions`)."""
+    return tuple(_conflicts(store, session, rel_paths, lane, declared_only=True))
+
+
+def _conflicts(
+    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane, *, declared_only: bool
+) -> list[PathConflict]:
     if not rel_paths:
         return []
     now = store.now()
-    candidates = store.live_claims_matching(lane.repo_id, rel_paths, exclude_session=session.id)
+    candidates = store.live_claims_matching(
+        lane.repo_id, rel_paths, exclude_session=session.id, declared_only=declared_only
+    )
     literal = [p for p in rel_paths if not is_glob(p)]
-    edits = store.recent_edits(
-        lane.repo_id, literal, now - RECENT_EDITS, exclude_session=session.id
+    edits = (
+        []
+        if declared_only
+        else store.recent_edits(
+            lane.repo_id, literal, now - RECENT_EDITS, exclude_session=session.id
+        )
     )
     for_path = _candidate_index(candidates)
     edits_by_path: dict[str, list[dict[str, Any]]] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..base.errors import InvalidInput
 from ..base.globs import matches
 from ..base.kinds import THREAD_KINDS, ItemStatus, ObsKind, TaskMode
-from ..base.models import Observation, Record, Session
+from ..base.models import Observation, Record, Session, Task
 from ..store import Store
 from .tasks import task_for
 
@@ -108,9 +108,25 @@ def updates_since(
     """
     if limit is not None and limit < 1:
         raise InvalidInput("limit must be at least 1.")
+    with store.transaction():
+        return _updates(store, session, task_for(store, session, task_id), since_id, limit)
+
+
+def news(store: Store, session: Session) -> tuple[Updates, ...]:
+    """What is new for the session in each of its open tasks since it was last told (at most
+    :data:`NEWS_ITEMS` per task; advances its cursors)."""
+    return tuple(
+        _updates(store, session, task, None, NEWS_ITEMS)
+        for task in store.tasks_of_session(session.id)
+    )
+
+
+def _updates(
+    store: Store, session: Session, task: Task, since_id: int | None, limit: int | None
+) -> Updates:
+    """:func:`updates_since` of a task already read."""
     kinds = (*THREAD_KINDS, ObsKind.EDIT)
     with store.transaction():
-        task = task_for(store, session, task_id)
         reader_only = task.mode == TaskMode.CHAIN and not store.is_participant(task.id, session.id)
         if since_id is None and reader_only:
             since_id = 0  # reading a chain never joins it: only its coordinator adds
@@ -142,12 +158,15 @@ def mark_briefed(store: Store, session: Session, task_id: int) -> None:
         store.set_cursor(task_id, session.id, store.max_observation_id(task_id))
 
 
-def deliver_directed(store: Store, session: Session) -> list[Observation]:
+def deliver_directed(
+    store: Store, session: Session, *, pending: bool | None = None
+) -> list[Observation]:
     """Mid-turn delivery: undelivered items addressed to the session or marked urgent.
 
     They are marked delivered, so the next :func:`updates_since` does not repeat them.
+    ``pending``: whether any is waiting, when the caller already asked (``store.inbox``).
     """
-    if not store.has_pending_directed(session.id):
+    if not (store.inbox(session.id).directed if pending is None else pending):
         return []
     with store.transaction():
         items = store.pending_directed(session.id)

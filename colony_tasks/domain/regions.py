@@ -393,10 +393,9 @@ def before_edit(
     fresh: list[Overlap] = []
     forked = fork_bases(root, edits, lane) if forked is None else forked
     for rel, items in edits.items():
-        row = store.region(me.id, rel)
+        row, others = store.file_regions(me.id, lane.repo_id, rel)
         disk = read(root, rel)
         base, base_hash = _base_of(forked.get(rel), row, disk)
-        others = store.others_regions(lane.repo_id, rel, me.id)
         found: list[Overlap] = []
         if others:
             now = _changes(base, base_hash, disk)
@@ -462,7 +461,7 @@ def after_edit(
     fresh: list[Overlap] = []
     forked = fork_bases(root, rels, lane) if forked is None else forked
     for rel in rels:
-        row = store.region(me.id, rel)
+        row, others = store.file_regions(me.id, lane.repo_id, rel)
         disk = read(root, rel)
         before: set[Change] = set(row["changes"]) if row else set()
         found_base = forked.get(rel)
@@ -473,7 +472,6 @@ def after_edit(
         else:
             base, base_hash = row["base"], row["base_hash"]
         changes = _changes(base, base_hash, disk)
-        others = store.others_regions(lane.repo_id, rel, me.id)
         found = compare(me, rel, (base, base_hash, disk), before, others) if others else []
         told, new = _told(row, found)
         moved = row is not None and row["base_hash"] != base_hash

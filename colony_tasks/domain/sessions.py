@@ -67,11 +67,7 @@ def make_handle(store: Store, agent: str, session_id: str) -> str:
 def _handle_free(store: Store, handle: str, session_id: str) -> bool:
     """Free for ``session_id``: no other session has this handle *or this id* (handles and
     ids are separate namespaces; see :func:`lookup`)."""
-    owner = store.get_session_by_handle(handle)
-    if owner is not None and owner.id != session_id:
-        return False
-    other = store.get_session(handle)
-    return other is None or other.id == session_id
+    return not store.handle_taken(handle, by_other_than=session_id)
 
 
 def lookup(store: Store, ref: str) -> Session | None:
@@ -155,7 +151,9 @@ def register(
             store.refresh_session(
                 session_id, cwd=cwd, lane_id=lane.id, agent_pid=agent_pid, reopen=True
             )
-        if kind != AgentKind.HUMAN and store.session_key_hash(session_id) is None:
+        if kind != AgentKind.HUMAN and (
+            existing is None or store.session_key_hash(session_id) is None
+        ):
             store.set_session_key_hash(session_id, keys.key_hash(keys.key_for(session_id)))
         task = lane_task(store, lane, created_by=session_id)
         new_participant = store.add_participant(task.id, session_id)

@@ -222,11 +222,12 @@ def stop_gate(store: Store, me: Session, active: bool) -> Gate:
     return Gate(tuple(items), last=blocks + 1 >= MAX_STOP_BLOCKS)
 
 
-def woken(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
+def woken(store: Store, me: Session, *, untold: bool | None = None) -> tuple[dict[str, Any], ...]:
     """Once per item: which of this session's items woke their idle recipient or kept it from
     stopping (``observation_id``, ``kind``, ``via``, ``recipient_handle``; shown in its next
-    hook, next to the undeliverable notice)."""
-    if not store.has_woken(me.id):
+    hook, next to the undeliverable notice). ``untold``: whether any is not told yet, when
+    the caller already asked (``store.inbox``)."""
+    if not (store.inbox(me.id, directed=False).woken if untold is None else untold):
         return ()
     return tuple(store.woken_for_sender(me.id))
 

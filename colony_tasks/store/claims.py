@@ -111,32 +111,35 @@ class ClaimsMixin(StoreBase):
         return [claim_row(r) for r in rows]
 
     def live_claims_matching(
-        self, repo_id: str, paths: Sequence[str], *, exclude_session: str | None = None
+        self,
+        repo_id: str,
+        paths: Sequence[str],
+        *,
+        exclude_session: str | None = None,
+        declared_only: bool = False,
     ) -> list[dict[str, Any]]:
         """Live claims in a repository whose pattern is one of ``paths`` or a folder above one,
-        plus every live glob."""
+        plus every live glob; ``declared_only``: only the claims a session asked for, not
+        those its edits made (``auto``)."""
         wanted = dict.fromkeys(paths)
         for path in paths:  # a claim on a folder covers the files in it
             parts = path.split("/")
             wanted.update(dict.fromkeys("/".join(parts[:i]) for i in range(1, len(parts))))
         marks = ",".join("?" * len(wanted)) or "NULL"
-        params: list[Any] = [repo_id, self.now(), *wanted]
-        skip = ""
-        if exclude_session is not None:
-            skip = " AND c.session_id != ?"
-            params.append(exclude_session)
-        # Two indexed reads, not one with an OR (which read every live claim of the repository):
-        # the claims on these paths and their folders, then the repository's live globs.
+        now = self.now()
         live = " WHERE c.repo_id = ? AND c.released_at IS NULL AND c.expires_at > ?"
+        live += " AND s.ended_at IS NULL" + (" AND c.auto = 0" if declared_only else "")
+        skip = " AND c.session_id != ?" if exclude_session is not None else ""
+        other = [exclude_session] if exclude_session is not None else []
+        # Two indexed reads in one statement (one round trip to a team store), not one with an
+        # OR (which read every live claim of the repository): the claims on these paths and
+        # their folders, then the repository's live globs.
         rows = self._all(
             f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
-            f" AND c.pattern IN ({marks}) AND c.is_glob = 0{skip} AND s.ended_at IS NULL",
-            params,
-        )
-        rows += self._all(
-            f"SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
-            f" AND c.is_glob = 1{skip} AND s.ended_at IS NULL",
-            [repo_id, params[1], *params[2 + len(wanted) :]],
+            f" AND c.pattern IN ({marks}) AND c.is_glob = 0{skip}"
+            f" UNION ALL SELECT {CLAIM_COLUMNS}{CLAIM_EXTRA} FROM {CLAIM_FROM}{live}"
+            f" AND c.is_glob = 1{skip}",
+            [repo_id, now, *wanted, *other, repo_id, now, *other],
         )
         return [claim_row(r) for r in rows]
 

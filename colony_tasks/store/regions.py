@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 REGION_COLUMNS = (
     "r.session_id, r.repo_id, r.lane_id, r.path, r.base, r.base_hash, r.changes, r.told"
 )
+REGION_KEYS = tuple(column.strip().removeprefix("r.") for column in REGION_COLUMNS.split(","))
 
 
 def region_row(row: Any) -> dict[str, Any]:
@@ -73,18 +74,32 @@ class RegionsMixin(StoreBase):
             ),
         )
 
-    def others_regions(self, repo_id: str, path: str, exclude_session: str) -> list[dict[str, Any]]:
-        """Other live sessions' regions of ``path`` in the repository, on any branch, with the
-        session's handle, agent and who it is, and the branch."""
+    def file_regions(
+        self, session_id: str, repo_id: str, path: str
+    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The session's region of ``path`` (as :meth:`region`) and other live sessions'
+        non-empty regions of it in the repository, on any branch, with each session's handle,
+        agent, who it is and branch — in one statement (an edit weighs both: a round trip
+        each to a team store)."""
+        extra = "s.handle, s.agent, s.developer, s.machine, l.branch"
+        joined = " FROM regions r JOIN sessions s ON s.id = r.session_id LEFT JOIN lanes l ON l.id = r.lane_id"
         rows = self._all(
-            f"SELECT {REGION_COLUMNS}, s.handle, s.agent, s.developer, s.machine, l.branch"
-            " FROM regions r JOIN sessions s ON s.id = r.session_id"
-            " LEFT JOIN lanes l ON l.id = r.lane_id"
+            f"SELECT 1 AS mine, {REGION_COLUMNS}, {extra}, r.updated_at{joined}"
+            " WHERE r.session_id = ? AND r.path = ?"
+            f" UNION ALL SELECT 0, {REGION_COLUMNS}, {extra}, r.updated_at{joined}"
             " WHERE r.repo_id = ? AND r.path = ? AND r.session_id <> ? AND s.ended_at IS NULL"
-            " AND r.changes <> '[]' ORDER BY r.updated_at",
-            (repo_id, redact(path), exclude_session),
+            " AND r.changes <> '[]' ORDER BY 1 DESC, updated_at",
+            (session_id, redact(path), repo_id, redact(path), session_id),
         )
-        return [region_row(row) for row in rows]
+        mine, others = None, []
+        for row in rows:
+            region = region_row(row)
+            del region["updated_at"]
+            if region.pop("mine"):
+                mine = {k: region[k] for k in REGION_KEYS}
+            else:
+                others.append(region)
+        return mine, others
 
     def repo_regions(self, repo_id: str) -> list[dict[str, Any]]:
         """Every live session's non-empty regions in the repository (``colony-tasks conflicts``)."""

@@ -72,6 +72,21 @@ class SessionsMixin(StoreBase):
         )
         return Lane(**dict(row)) if row else None
 
+    def lane_and_task(self, lane_id: int) -> tuple[Lane | None, int | None]:
+        """A lane and the id of its open lane task (None when it has none), in one read: every
+        event resolves both (a round trip each to a team store)."""
+        row = self._one(
+            "SELECT l.id, l.repo_id, l.root, l.repo_name, l.branch, t.id AS task_id FROM lanes l"
+            " LEFT JOIN tasks t ON t.lane_id = l.id AND t.mode = 'lane' AND t.status = 'open'"
+            " WHERE l.id = ?",
+            (lane_id,),
+        )
+        if row is None:
+            return None, None
+        found = dict(row)
+        task_id = found.pop("task_id")
+        return Lane(**found), (int(task_id) if task_id is not None else None)
+
     # -- sessions --------------------------------------------------------------------------
 
     def get_session(self, session_id: str) -> Session | None:
@@ -84,8 +99,14 @@ class SessionsMixin(StoreBase):
             self._one(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE handle = ?", (handle,))
         )
 
-    def handle_taken(self, handle: str) -> bool:
-        return self._one("SELECT 1 FROM sessions WHERE handle = ?", (handle,)) is not None
+    def handle_taken(self, handle: str, *, by_other_than: str) -> bool:
+        """Whether a session other than ``by_other_than`` has ``handle`` as its handle or as
+        its id (one read: handles and ids are separate namespaces a lookup tries in turn)."""
+        row = self._one(
+            "SELECT 1 FROM sessions WHERE (handle = ? OR id = ?) AND id <> ? LIMIT 1",
+            (handle, handle, by_other_than),
+        )
+        return row is not None
 
     def insert_session(
         self,

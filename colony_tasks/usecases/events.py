@@ -153,19 +153,18 @@ def _here(store: Store, event: Event) -> records.Here:
     return records.here_of(store, _session(store, event), event.cwd)
 
 
-def _undeliverable(store: Store, me: Session) -> tuple[dict[str, Any], ...]:
-    if not store.has_undeliverable(me.id):
-        return ()
-    return tuple(store.undelivered_for_sender(me.id))
-
-
-def _news(store: Store, me: Session) -> tuple[Updates, ...]:
-    """What is new for ``me`` in each of its tasks since it was last told (advances its
-    cursors)."""
-    return tuple(
-        delivery.updates_since(store, me, task.id, limit=delivery.NEWS_ITEMS)
-        for task in store.tasks_of_session(me.id)
-    )
+def _inbox(store: Store, me: Session, *, directed: bool) -> dict[str, Any]:
+    """What the session's hook tells besides the event's own: with ``directed``, the items
+    addressed to it (delivered now); its undeliverable items and the items of its that woke
+    someone (each told once) — asked in one read."""
+    inbox = store.inbox(me.id, directed=directed)
+    found: dict[str, Any] = {
+        "undeliverable": tuple(store.undelivered_for_sender(me.id)) if inbox.undeliverable else (),
+        "woken": wake.woken(store, me, untold=inbox.woken),
+    }
+    if directed:
+        found["delivered"] = tuple(delivery.deliver_directed(store, me, pending=inbox.directed))
+    return found
 
 
 def session_start(store: Store, event: Event, source: str = "startup") -> Result:
@@ -190,7 +189,7 @@ def session_start(store: Store, event: Event, source: str = "startup") -> Result
             delivery.mark_briefed(store, joined.session, joined.task.id)
     me = joined.session
     if source in REBRIEF_SOURCES and not joined.new_participant:
-        return Result(me, joined, rebrief=True, updates=_news(store, me))
+        return Result(me, joined, rebrief=True, updates=delivery.news(store, me))
     return Result(me, joined)
 
 
@@ -217,12 +216,7 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     me = here.session
     if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
-    return Result(
-        me,
-        updates=_news(store, me),
-        undeliverable=_undeliverable(store, me),
-        woken=wake.woken(store, me),
-    )
+    return Result(me, updates=delivery.news(store, me), **_inbox(store, me, directed=False))
 
 
 def checks_before(tool: ToolUse) -> bool:
@@ -262,7 +256,7 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
     rel = records.repo_paths_here(here, tool.paths)
     if not rel or here.lane is None:
         return NOTHING
-    found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
+    found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
     # git is asked before the transaction: nothing slow runs while it holds the team's lock.
     root, edits = _root(here), _edits(here, tool, rel)
     forked = regions_mod.fork_bases(root, edits, here.lane)
@@ -280,17 +274,6 @@ def before_tool(store: Store, event: Event, tool: ToolUse) -> Result:
 def _root(here: records.Here) -> str:
     """The session's working tree: a lane's clones (one origin, one branch) have one each."""
     return lanes.resolve(here.session.cwd).root
-
-
-def _declared(found: Sequence[PathConflict]) -> tuple[PathConflict, ...]:
-    """The claims a session asked for (not those its edits made: what an edit changed is
-    weighed by its regions), whole files as declared."""
-    out = []
-    for conflict in found:
-        held = [h for h in conflict.claims if not h.auto]
-        if held:
-            out.append(conflict._replace(claims=held, recent_edits=[]))
-    return tuple(out)
 
 
 def _edits(
@@ -373,9 +356,7 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
         conflicts=conflicts,
         overlaps=overlaps,
         after=True,
-        delivered=tuple(delivery.deliver_directed(store, me)),
-        undeliverable=_undeliverable(store, me),
-        woken=wake.woken(store, me),
+        **_inbox(store, me, directed=True),
     )
 
 
@@ -401,7 +382,7 @@ def _after_edit(
     root = _root(here)
     forked = regions_mod.fork_bases(root, rel, here.lane)  # git before the transaction
     with store.transaction():
-        found = _declared(claims_mod.conflicts_for(store, here.session, rel, here.lane))
+        found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
         records.record_here_edit(store, here, rel, tool.name, extra)
         claims_mod.grant(
             store,

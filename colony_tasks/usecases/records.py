@@ -34,9 +34,8 @@ class Here(Record):
 def here_of(store: Store, session: Session, cwd: str | None = None) -> Here:
     """The context of an act of ``session``: its lane and lane task, in ``cwd`` (its own
     folder when not given)."""
-    lane = store.get_lane(session.lane_id) if session.lane_id else None
-    task = store.open_lane_task(lane.id) if lane is not None else None
-    return Here(session, lane, task.id if task else None, cwd or session.cwd)
+    lane, task_id = store.lane_and_task(session.lane_id) if session.lane_id else (None, None)
+    return Here(session, lane, task_id, cwd or session.cwd)
 
 
 def record(

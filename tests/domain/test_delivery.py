@@ -100,7 +100,7 @@ def test_an_answered_question_is_never_reported_undelivered(store: Store, repo: 
     actions.answer(store, "b", question.id, "8080")  # b never had a hook in between
     assert store.recipients(question.id)[0]["state"] == "delivered"
     sessions.end_session(store, store.get_session("b"))
-    assert not store.has_undeliverable("a")
+    assert not store.inbox("a").undeliverable
 
 
 def test_a_pending_question_to_an_ended_session_is_reported_once(store: Store, repo: Path):
