@@ -186,3 +186,40 @@ def test_a_reply_applied_before_a_restart_reaches_its_hook_or_the_session_s_next
         )
     finally:
         second.outbox.close()
+
+
+def test_an_outbox_of_the_version_before_late_replies_opens_with_its_rows_kept(home: Path):
+    """A relay upgraded in place opens its machine's outbox as the last version left it
+    (version 1: spooled rows and notices only): the rows still waiting are kept, and late
+    replies can be kept in it from then on."""
+    import sqlite3
+
+    from colony_tasks.base import sqlite_file
+    from colony_tasks.relay.outbox import SCHEMA_VERSION, outbox_path
+
+    made = TeamRelay(NOWHERE)
+    path = outbox_path(made.key)
+    made.outbox.close()
+    Path(path).unlink()
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,"
+        " event TEXT NOT NULL, agent TEXT, session_id TEXT NOT NULL DEFAULT '',"
+        " agent_pid INTEGER, payload TEXT NOT NULL, created_at REAL NOT NULL,"
+        " attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, stuck INTEGER NOT NULL DEFAULT 0);"
+        " CREATE TABLE notices (session_id TEXT PRIMARY KEY, told_down_at REAL NOT NULL);"
+        " INSERT INTO outbox(key, event, agent, session_id, agent_pid, payload, created_at)"
+        " VALUES ('k1', 'user-prompt-submit', 'claude', 's1', 4242, '{}', 1.0);"
+        " PRAGMA user_version = 1;"
+    )
+    old.close()
+    upgraded = TeamRelay(NOWHERE)
+    try:
+        assert sqlite_file.version(upgraded.outbox.conn) == SCHEMA_VERSION
+        assert [r["key"] for r in upgraded.outbox.pending()] == ["k1"]
+        pending = upgraded.outbox.pending()[0]
+        upgraded.late.left(pending["id"], "s1")  # its hook gave up, then the reply came
+        upgraded._answer(pending, {"context": "what came late"})
+        assert "what came late" in upgraded.late.take("s1", CHAIN)
+    finally:
+        upgraded.outbox.close()

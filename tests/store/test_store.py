@@ -191,7 +191,7 @@ def test_a_migrations_record_is_bound_not_formatted_into_sql(tmp_path: Path):
 
 def test_the_outbox_and_the_store_open_their_files_by_one_recipe(tmp_path: Path):
     from colony_tasks.base import sqlite_file
-    from colony_tasks.relay.outbox import Outbox
+    from colony_tasks.relay.outbox import SCHEMA_VERSION, Outbox
 
     store = Store(tmp_path / "s.db")
     outbox = Outbox(str(tmp_path / "o.db"))
@@ -200,7 +200,7 @@ def test_the_outbox_and_the_store_open_their_files_by_one_recipe(tmp_path: Path)
             assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
             assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
         assert outbox.conn.execute("PRAGMA secure_delete").fetchone()[0] == 1
-        assert sqlite_file.version(outbox.conn) == 1
+        assert sqlite_file.version(outbox.conn) == SCHEMA_VERSION
         assert (tmp_path / "o.db").stat().st_mode & 0o777 == 0o600
     finally:
         store.close()
