@@ -410,10 +410,13 @@ def _redact_folded(
     ends = [0, *ends]
     marks = "0" * len(work)  # "1" under a character a rule put there
     long_text = len(work) > LONG_TEXT
-    words = Words(lower(work), distinct=False, asked=asked or _triggers())
+    low = lower(work)
+    words = Words(low, distinct=False, asked=asked or _triggers())
     for rule in _triggered(words, long_text):
         compiled = _compile(rule, len(work) > LONG_TEXT)  # (markers change the length)
-        work, starts, ends, marks = apply_mapped(rule, compiled, work, starts, ends, marks)
+        applied, starts, ends, marks = apply_mapped(rule, compiled, work, starts, ends, marks, low)
+        if applied is not work:
+            work, low = applied, lower(applied)
     if "1" not in marks:
         return text
     out: list[str] = []
