@@ -31,7 +31,7 @@ from .redact_fold import fold, fold_windows, line_chunks, spliced
 from .redact_fold import fold_sites as _fold_sites
 from .redact_mapped import apply_mapped, tried_at
 from .redact_phrases import redact_mnemonics
-from .redact_rules import CODE, RULES, Rule
+from .redact_rules import CODE, RULES, Rule, literal_head
 from .redact_words import Asked, Words, lower, lowering
 from .text import utf8_safe
 
@@ -91,11 +91,14 @@ def apply_rule(
     spelled: bool | None = None,
     lowered: str | None = None,
     anchors: tuple[str, ...] | None = None,
+    words: Words | None = None,
 ) -> str:
     """``text`` with ``rule`` applied (``spelled``: with the patterns for long texts; by
     default, when ``text`` is longer than :data:`LONG_TEXT`). ``lowered``: ``lower(text)``,
     when the caller has it (a rule with anchors finds them there). ``anchors``: those of the
-    rule's anchors the text may hold, when the caller knows (the others are not looked for)."""
+    rule's anchors the text may hold, when the caller knows (the others are not looked for).
+    ``words``: the text's words, when the caller has them: a pattern whose matches start with
+    a literal (:func:`literal_head`) the words do not hold, as written, is not run."""
     if spelled is None:
         spelled = len(text) > LONG_TEXT
     patterns, marker, replace = _compile(rule, spelled)
@@ -104,6 +107,8 @@ def apply_rule(
         anchors = rule.anchors if anchors is None else anchors
         return _apply_anchored(patterns[0], marker, text, lowered, anchors)
     for pattern in patterns:
+        if words is not None and not words.cased(_head(pattern)):
+            continue
         if replace is not None:
             text = pattern.sub(replace, text)
         elif not pattern.groups:
@@ -118,6 +123,17 @@ def apply_rule(
                 parts[1::2] = map(str.__add__, parts[1::2], [marker] * (len(parts) // 2))
                 text = "".join(parts)
     return text
+
+
+_heads: dict[str, str] = {}
+
+
+def _head(pattern: re.Pattern[str]) -> str:
+    """:func:`literal_head` of ``pattern``, worked out once per pattern."""
+    head = _heads.get(pattern.pattern)
+    if head is None:
+        head = _heads[pattern.pattern] = literal_head(pattern.pattern)
+    return head
 
 
 def _apply_anchored(
@@ -247,7 +263,9 @@ def _plain(
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
         return redact_mnemonics(text)
     long_text = len(text) > LONG_TEXT
-    words = Words(lowered, distinct=long_text, asked=asked or _triggers())
+    words = Words(
+        lowered, distinct=long_text, asked=asked or _triggers(), text=text if long_text else None
+    )
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
     low: str | None = "\n" + lowered
@@ -261,10 +279,10 @@ def _plain(
                 continue
         if anchors and low is None:
             low = lowers(work)
-        applied = apply_rule(rule, work, lowered=low, anchors=anchors)
+        applied = apply_rule(rule, work, lowered=low, anchors=anchors, words=words)
         if applied is not work:
             work, low = applied, None
-            words.add(_compile(rule, long_text)[1].lower())
+            words.add(_compile(rule, long_text)[1])
     if not words.present.isdisjoint(COLUMN_WORDS):
         sql = "insert" in words and "values" in words
         work = redact_columns(work, lowers(work) if low is None else low, sql)

@@ -68,8 +68,8 @@ class Rule:
     then tries every position of the text). Such a rule is tried only
     where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`).
 
-    ``shape``: a pattern that every match, lowercase, holds, and that holds no blank: a long
-    text is asked for it among its distinct words (a much shorter string, see
+    ``shape``: a pattern that every match holds (as written: case counts), and that holds no
+    blank: a long text is asked for it among its distinct words (a much shorter string, see
     :mod:`colony_tasks.base.redact_words`) before the rule scans the whole text, for rules whose
     start ``re`` finds slowly (a class of common characters)."""
 
@@ -130,6 +130,53 @@ class Rule:
         if not spelled:
             return [pattern.replace(WORD, f"(?i:{self.spellings[0]})")]
         return [pattern.replace(WORD, spelling) for spelling in self.spellings]
+
+
+# What a pattern's head may hold to count as literal text: no blank, nothing special to re.
+_SPECIAL = frozenset("\\.^$*+?{}[]|()")
+
+
+def literal_head(source: str) -> str:
+    """The text, as written, that every match of the pattern ``source`` starts with (its
+    ``keep`` group opened first): the characters before the first special one, less the last
+    if a quantifier follows it; "" when there is none of two characters or more, or when an
+    alternation at the head's level (or outside it) lets a match start otherwise. A long
+    text's distinct words are asked for it before the pattern scans the text (a spelling such
+    as PASSWORD is often absent where password is not)."""
+    body = source.removeprefix("(?P<keep>")
+    end = 0
+    while end < len(body) and body[end] not in _SPECIAL and not body[end].isspace():
+        end += 1
+    if end < len(body) and body[end] in "?*+{":
+        end -= 1
+    if end < 2 or _alternates(body[end:]):
+        return ""
+    return body[:end]
+
+
+def _alternates(rest: str) -> bool:
+    """Whether ``rest`` holds a ``|`` in no group it opens itself (at the level of what came
+    before it, or of a group that encloses that and closes in ``rest``)."""
+    depth = lowest = 0
+    i = 0
+    while i < len(rest):
+        char = rest[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":  # a class: up to its closing "]" (a "]" first, or escaped, is in it)
+            i += 2 if rest[i + 1 : i + 2] == "^" else 1
+            i += 1 if rest[i : i + 1] == "]" else 0
+            while i < len(rest) and rest[i] != "]":
+                i += 2 if rest[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            lowest = min(lowest, depth)
+        elif char == "|" and depth <= lowest:
+            return True
+        i += 1
+    return False
 
 
 # The anchor word in a pattern, written out once per spelling (``spellings``). A pattern that
