@@ -21,14 +21,12 @@ where one occurs, found by ``str.find`` in C rather than by ``re`` at every posi
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 
 from .redact_columns import WORDS as COLUMN_WORDS
 from .redact_columns import redact_columns
 from .redact_encoded import redact_encoded
 from .redact_encoded import triggers as encoded_triggers
-from .redact_fold import fold, fold_windows, line_chunks, spliced
-from .redact_fold import fold_sites as _fold_sites
+from .redact_fold import fold, fold_windows, folded_sites, line_chunks, window_copies
 from .redact_mapped import apply_mapped, tried_at
 from .redact_phrases import redact_mnemonics
 from .redact_rules import CODE, RULES, Rule, literal_head
@@ -321,19 +319,13 @@ def _redact_windows(text: str) -> str:
     one plain pass over their concatenation (one pass per rule, in C, whatever the number of
     windows); only the windows whose folded copy that pass changes are redacted, chunk by
     chunk, mapping what the rules replace back to the original characters."""
-    sites = _fold_sites(text)
+    sites, folded_all = folded_sites(text)
     if not sites:
         return text
     windows = fold_windows(text, sites)
     revealed = windows
     if _SEPARATOR not in text:
-        copies = []
-        i = 0
-        site_starts = [at for at, _, _ in sites]
-        for a, b in windows:
-            j = bisect_left(site_starts, b, i)
-            copies.append(spliced(text, sites[i:j], a, b))
-            i = j
+        copies = window_copies(sites, folded_all, windows)
         joined = _SEPARATOR.join(copies)
         checked = _plain(joined)
         if checked == joined:
@@ -385,8 +377,8 @@ _SEPARATOR = "\n\x00\n"
 def folded_text(text: str) -> str | None:
     """The folded copy of ``text`` alone, without the map back to the original (see
     :func:`fold`); None when folding changes nothing."""
-    sites = _fold_sites(text)
-    return spliced(text, sites, 0, len(text)) if sites else None
+    sites, folded = folded_sites(text)
+    return folded if sites else None
 
 
 def _triggered(words: Words, long_text: bool) -> Iterator[Rule]:

@@ -107,9 +107,14 @@ def test_windows_and_folded_copies_match_the_plain_loops(seed):
     gap = rng.choice([1, 500, 3000])
     sites = [s for i, s in enumerate(sites) if i % gap == 0]
     assert redact_fold.fold_windows(text, sites) == _windows_reference(text, sites)
-    a, b = rng.randrange(0, size // 2), rng.randrange(size // 2, size + 1)
-    inside = [s for s in sites if a <= s[0] and s[1] <= b]
-    assert redact_fold.spliced(text, inside, a, b) == _spliced_reference(text, inside, a, b)
+    all_sites, folded = redact_fold.folded_sites(text)
+    assert folded == _spliced_reference(text, all_sites, 0, len(text))
+    windows = redact_fold.fold_windows(text, all_sites)
+    expected = [
+        _spliced_reference(text, [s for s in all_sites if a <= s[0] < b], a, b)
+        for a, b in windows
+    ]
+    assert redact_fold.window_copies(all_sites, folded, windows) == expected
     assert redact_fold.fold_windows(text, []) == []
 
 
