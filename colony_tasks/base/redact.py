@@ -101,7 +101,10 @@ def apply_rule(
         spelled = len(text) > LONG_TEXT
     patterns, marker, replace = _compile(rule, spelled)
     if rule.anchors and replace is None and len(patterns) == 1:
-        lowered = lower(text) if lowered is None else lowered
+        if rule.cased:
+            lowered = text
+        elif lowered is None:
+            lowered = lower(text)
         anchors = rule.anchors if anchors is None else anchors
         return _apply_anchored(patterns[0], marker, text, lowered, anchors)
     for pattern in patterns:
@@ -272,10 +275,10 @@ def _plain(
             continue
         anchors = rule.anchors
         if anchors and long_text:
-            anchors = tuple(anchor for anchor in anchors if anchor in words)
+            anchors = tuple(a for a in anchors if (words.cased(a) if rule.cased else a in words))
             if not anchors:  # every match starts at an anchor
                 continue
-        if anchors and low is None:
+        if anchors and low is None and not rule.cased:
             low = lowers(work)
         applied = apply_rule(rule, work, lowered=low, anchors=anchors, words=words)
         if applied is not work:

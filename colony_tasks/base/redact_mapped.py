@@ -85,6 +85,8 @@ def _matches(
     ``lower(work)``, when the caller has it: a chunk runs some forty rules, most of which
     replace nothing, and lowering it for each was a tenth of a dense text's redaction)."""
     if rule.anchors and alone:
+        if rule.cased:
+            return tried_at(pattern, work, work, rule.anchors)
         return tried_at(pattern, work, lower(work) if lowered is None else lowered, rule.anchors)
     word = _word(rule, pattern)
     if word:

@@ -66,7 +66,10 @@ class Rule:
     ``anchors``: lowercase substrings of which one starts every match, where the pattern
     itself cannot tell ``re`` so (it starts with a lookbehind or an alternation, and ``re``
     then tries every position of the text). Such a rule is tried only
-    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`).
+    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`). ``cased``: the
+    anchors start every match as written (the pattern's start is case-sensitive): they are
+    looked for in the text itself, not in its lowercase form (fewer places to try: "ENV",
+    not every "environment"; and no lowering of the text after each rule that replaced).
 
     ``shape``: a pattern that every match holds (as written: case counts), and that holds no
     blank: a long text is asked for it among its distinct words (a much shorter string, see
@@ -85,6 +88,7 @@ class Rule:
         "needs",
         "within",
         "anchors",
+        "cased",
         "shape",
     )
 
@@ -100,13 +104,15 @@ class Rule:
         within: int = 0,
         scan: bool = False,
         anchors: tuple[str, ...] = (),
+        cased: bool = False,
         shape: str = "",
     ) -> None:
         # The words are looked for in the text lowered as the patterns read it (lower()).
         self.name, self.kind, self.triggers = name, kind, tuple(map(lower, triggers))
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
         self.needs, self.within = tuple(map(lower, needs)), within
-        self.anchors = tuple(map(lower, anchors))
+        self.anchors = anchors if cased else tuple(map(lower, anchors))
+        self.cased = cased
         self.shape = shape
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal (or ``scan``: its pattern finds candidates faster than its
