@@ -280,7 +280,10 @@ def _plain(
                 continue
         if anchors and low is None and not rule.cased:
             low = lowers(work)
-        applied = apply_rule(rule, work, lowered=low, anchors=anchors, words=words)
+        # (a short text is not asked: working out each pattern's head costs a hook more)
+        applied = apply_rule(
+            rule, work, lowered=low, anchors=anchors, words=words if long_text else None
+        )
         if applied is not work:
             work, low = applied, None
             words.add(_compile(rule, long_text)[1])
