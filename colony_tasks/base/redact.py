@@ -342,8 +342,9 @@ def _redact_windows(text: str) -> str:
                 w for w, copy, piece in zip(windows, copies, pieces, strict=True) if copy != piece
             ]
     spans = [list(line_chunks(text, a, b)) for a, b in revealed]
-    # (folded twice: kept, each folded character's span would cost memory for every window)
-    asked = _asked_of([f[0] for c in spans for s in c if (f := fold(text[s[0] : s[1]]))])
+    # (folded twice: kept, each folded character's span would cost memory for every window;
+    # the first time without the spans, each site looked up as fold_sites remembers it)
+    asked = _asked_of([f for c in spans for s in c if (f := folded_text(text[s[0] : s[1]]))])
     out: list[str] = []
     kept_from = 0
     for (a, b), chunks in zip(revealed, spans, strict=True):
