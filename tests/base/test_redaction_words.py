@@ -111,8 +111,7 @@ def test_windows_and_folded_copies_match_the_plain_loops(seed):
     assert folded == _spliced_reference(text, all_sites, 0, len(text))
     windows = redact_fold.fold_windows(text, all_sites)
     expected = [
-        _spliced_reference(text, [s for s in all_sites if a <= s[0] < b], a, b)
-        for a, b in windows
+        _spliced_reference(text, [s for s in all_sites if a <= s[0] < b], a, b) for a, b in windows
     ]
     assert redact_fold.window_copies(all_sites, folded, windows) == expected
     assert redact_fold.fold_windows(text, []) == []
