@@ -226,9 +226,9 @@ def fold_sites(text: str) -> list[tuple[int, int, str]]:
 
 def folded_sites(text: str) -> tuple[list[tuple[int, int, str]], str]:
     """The places where folding changes ``text``, each with what it folds to (see
-    :data:`_FOLDABLE`), and ``text`` with each place folded (what :func:`spliced` makes of
-    it, made in the same pass: non-Latin prose has a place every few characters, and
-    splicing them in afterwards cost a slice per place). What a place folds to depends on it
+    :data:`_FOLDABLE`), and ``text`` with each place folded, made in the same pass (non-Latin
+    prose has a place every few characters, and splicing them in afterwards cost a slice per
+    place; :func:`fold` makes the same text). What a place folds to depends on it
     and the characters either side only, and is remembered: prose repeats its words, and a
     site costs a lookup."""
     if text.isascii() and "\\" not in text:
