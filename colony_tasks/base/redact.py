@@ -21,17 +21,15 @@ where one occurs, found by ``str.find`` in C rather than by ``re`` at every posi
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 
 from .redact_columns import WORDS as COLUMN_WORDS
 from .redact_columns import redact_columns
 from .redact_encoded import redact_encoded
 from .redact_encoded import triggers as encoded_triggers
-from .redact_fold import fold, fold_windows, line_chunks, spliced
-from .redact_fold import fold_sites as _fold_sites
+from .redact_fold import fold, fold_windows, folded_sites, line_chunks, window_copies
 from .redact_mapped import apply_mapped, tried_at
 from .redact_phrases import redact_mnemonics
-from .redact_rules import CODE, RULES, Rule
+from .redact_rules import CODE, RULES, Rule, literal_head
 from .redact_words import Asked, Words, lower, lowering
 from .text import utf8_safe
 
@@ -91,19 +89,27 @@ def apply_rule(
     spelled: bool | None = None,
     lowered: str | None = None,
     anchors: tuple[str, ...] | None = None,
+    words: Words | None = None,
 ) -> str:
     """``text`` with ``rule`` applied (``spelled``: with the patterns for long texts; by
     default, when ``text`` is longer than :data:`LONG_TEXT`). ``lowered``: ``lower(text)``,
     when the caller has it (a rule with anchors finds them there). ``anchors``: those of the
-    rule's anchors the text may hold, when the caller knows (the others are not looked for)."""
+    rule's anchors the text may hold, when the caller knows (the others are not looked for).
+    ``words``: the text's words, when the caller has them: a pattern whose matches start with
+    a literal (:func:`literal_head`) the words do not hold, as written, is not run."""
     if spelled is None:
         spelled = len(text) > LONG_TEXT
     patterns, marker, replace = _compile(rule, spelled)
     if rule.anchors and replace is None and len(patterns) == 1:
-        lowered = lower(text) if lowered is None else lowered
+        if rule.cased:
+            lowered = text
+        elif lowered is None:
+            lowered = lower(text)
         anchors = rule.anchors if anchors is None else anchors
         return _apply_anchored(patterns[0], marker, text, lowered, anchors)
     for pattern in patterns:
+        if words is not None and not words.cased(_head(pattern)):
+            continue
         if replace is not None:
             text = pattern.sub(replace, text)
         elif not pattern.groups:
@@ -118,6 +124,17 @@ def apply_rule(
                 parts[1::2] = map(str.__add__, parts[1::2], [marker] * (len(parts) // 2))
                 text = "".join(parts)
     return text
+
+
+_heads: dict[str, str] = {}
+
+
+def _head(pattern: re.Pattern[str]) -> str:
+    """:func:`literal_head` of ``pattern``, worked out once per pattern."""
+    head = _heads.get(pattern.pattern)
+    if head is None:
+        head = _heads[pattern.pattern] = literal_head(pattern.pattern)
+    return head
 
 
 def _apply_anchored(
@@ -247,7 +264,9 @@ def _plain(
     if len(text) <= SHORT_TEXT and not _may_trigger(lowered):
         return redact_mnemonics(text)
     long_text = len(text) > LONG_TEXT
-    words = Words(lowered, distinct=long_text, asked=asked or _triggers())
+    words = Words(
+        lowered, distinct=long_text, asked=asked or _triggers(), text=text if long_text else None
+    )
     # A newline in front lets line-anchored rules start with a literal "\n".
     work = "\n" + text
     low: str | None = "\n" + lowered
@@ -256,15 +275,18 @@ def _plain(
             continue
         anchors = rule.anchors
         if anchors and long_text:
-            anchors = tuple(anchor for anchor in anchors if anchor in words)
+            anchors = tuple(a for a in anchors if (words.cased(a) if rule.cased else a in words))
             if not anchors:  # every match starts at an anchor
                 continue
-        if anchors and low is None:
+        if anchors and low is None and not rule.cased:
             low = lowers(work)
-        applied = apply_rule(rule, work, lowered=low, anchors=anchors)
+        # (a short text is not asked: working out each pattern's head costs a hook more)
+        applied = apply_rule(
+            rule, work, lowered=low, anchors=anchors, words=words if long_text else None
+        )
         if applied is not work:
             work, low = applied, None
-            words.add(_compile(rule, long_text)[1].lower())
+            words.add(_compile(rule, long_text)[1])
     if not words.present.isdisjoint(COLUMN_WORDS):
         sql = "insert" in words and "values" in words
         work = redact_columns(work, lowers(work) if low is None else low, sql)
@@ -303,19 +325,13 @@ def _redact_windows(text: str) -> str:
     one plain pass over their concatenation (one pass per rule, in C, whatever the number of
     windows); only the windows whose folded copy that pass changes are redacted, chunk by
     chunk, mapping what the rules replace back to the original characters."""
-    sites = _fold_sites(text)
+    sites, folded_all = folded_sites(text)
     if not sites:
         return text
     windows = fold_windows(text, sites)
     revealed = windows
     if _SEPARATOR not in text:
-        copies = []
-        i = 0
-        site_starts = [at for at, _, _ in sites]
-        for a, b in windows:
-            j = bisect_left(site_starts, b, i)
-            copies.append(spliced(text, sites[i:j], a, b))
-            i = j
+        copies = window_copies(sites, folded_all, windows)
         joined = _SEPARATOR.join(copies)
         checked = _plain(joined)
         if checked == joined:
@@ -326,8 +342,9 @@ def _redact_windows(text: str) -> str:
                 w for w, copy, piece in zip(windows, copies, pieces, strict=True) if copy != piece
             ]
     spans = [list(line_chunks(text, a, b)) for a, b in revealed]
-    # (folded twice: kept, each folded character's span would cost memory for every window)
-    asked = _asked_of([f[0] for c in spans for s in c if (f := fold(text[s[0] : s[1]]))])
+    # (folded twice: kept, each folded character's span would cost memory for every window;
+    # the first time without the spans, each site looked up as fold_sites remembers it)
+    asked = _asked_of([f for c in spans for s in c if (f := folded_text(text[s[0] : s[1]]))])
     out: list[str] = []
     kept_from = 0
     for (a, b), chunks in zip(revealed, spans, strict=True):
@@ -367,8 +384,8 @@ _SEPARATOR = "\n\x00\n"
 def folded_text(text: str) -> str | None:
     """The folded copy of ``text`` alone, without the map back to the original (see
     :func:`fold`); None when folding changes nothing."""
-    sites = _fold_sites(text)
-    return spliced(text, sites, 0, len(text)) if sites else None
+    sites, folded = folded_sites(text)
+    return folded if sites else None
 
 
 def _triggered(words: Words, long_text: bool) -> Iterator[Rule]:
@@ -410,10 +427,13 @@ def _redact_folded(
     ends = [0, *ends]
     marks = "0" * len(work)  # "1" under a character a rule put there
     long_text = len(work) > LONG_TEXT
-    words = Words(lower(work), distinct=False, asked=asked or _triggers())
+    low = lower(work)
+    words = Words(low, distinct=False, asked=asked or _triggers())
     for rule in _triggered(words, long_text):
         compiled = _compile(rule, len(work) > LONG_TEXT)  # (markers change the length)
-        work, starts, ends, marks = apply_mapped(rule, compiled, work, starts, ends, marks)
+        applied, starts, ends, marks = apply_mapped(rule, compiled, work, starts, ends, marks, low)
+        if applied is not work:
+            work, low = applied, lower(applied)
     if "1" not in marks:
         return text
     out: list[str] = []

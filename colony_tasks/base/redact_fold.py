@@ -11,7 +11,8 @@ may import it).
 from __future__ import annotations
 
 import re
-from itertools import chain
+from bisect import bisect_left
+from itertools import accumulate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -219,26 +220,40 @@ def line_chunks(text: str, a: int, b: int) -> Iterator[tuple[int, int]]:
 
 def fold_sites(text: str) -> list[tuple[int, int, str]]:
     """The places where folding changes ``text``, each with what it folds to (see
-    :data:`_FOLDABLE`). What a place folds to depends on it and the characters either side
-    only, and is remembered: prose repeats its words, and a site costs a lookup."""
+    :data:`_FOLDABLE`)."""
+    return folded_sites(text)[0]
+
+
+def folded_sites(text: str) -> tuple[list[tuple[int, int, str]], str]:
+    """The places where folding changes ``text``, each with what it folds to (see
+    :data:`_FOLDABLE`), and ``text`` with each place folded, made in the same pass (non-Latin
+    prose has a place every few characters, and splicing them in afterwards cost a slice per
+    place; :func:`fold` makes the same text). What a place folds to depends on it
+    and the characters either side only, and is remembered: prose repeats its words, and a
+    site costs a lookup."""
     if text.isascii() and "\\" not in text:
-        return []
+        return [], text
     if not _fold_re:
         _fold_re.append(re.compile(_FOLDABLE))
     sites: list[tuple[int, int, str]] = []
     remembered = _SITES
-    for match in _fold_re[0].finditer(text):
+
+    def folded(match: re.Match[str]) -> str:
         at, end = match.span()
-        key = (text[at - 1 : at], match.group(), text[end : end + 1])
+        run = match.group()
+        key = (text[at - 1 : at], run, text[end : end + 1])
         found = remembered.get(key)
         if found is None:
             found = _site_folded(*key)
             if len(remembered) >= 4096:
                 remembered.clear()
             remembered[key] = found
-        if found != key[1]:
+        if found != run:
             sites.append((at, end, found))
-    return sites
+        return found
+
+    copy = _fold_re[0].sub(folded, text)
+    return sites, copy
 
 
 _SITES: dict[tuple[str, str, str], str] = {}
@@ -265,12 +280,19 @@ def _site_folded(before: str, run: str, after: str) -> str:
     return "".join(piece for piece, _, _ in pieces)
 
 
-def spliced(text: str, sites: list[tuple[int, int, str]], a: int, b: int) -> str:
-    """text[a:b] with the sites (all inside it) replaced by what they fold to."""
-    if not sites:
-        return text[a:b]
-    froms = [a, *(end for _, end, _ in sites)]
-    tos = [*(at for at, _, _ in sites), b]
-    folds = [*(folded for _, _, folded in sites), ""]
-    between = map(text.__getitem__, map(slice, froms, tos))
-    return "".join(chain.from_iterable(zip(between, folds, strict=True)))
+def window_copies(
+    sites: list[tuple[int, int, str]], folded: str, windows: list[tuple[int, int]]
+) -> list[str]:
+    """The folded copy of each window (spans of the text, in order, each site inside one):
+    its span of ``folded`` (the text with every site folded, see :func:`folded_sites`),
+    shifted by how much the sites before it changed the length."""
+    starts = [at for at, _, _ in sites]
+    shifts = [0, *accumulate(len(f) - (end - at) for at, end, f in sites)]
+    copies = []
+    i = 0
+    for a, b in windows:
+        i = bisect_left(starts, a, i)
+        j = bisect_left(starts, b, i)
+        copies.append(folded[a + shifts[i] : b + shifts[j]])
+        i = j
+    return copies

@@ -66,10 +66,13 @@ class Rule:
     ``anchors``: lowercase substrings of which one starts every match, where the pattern
     itself cannot tell ``re`` so (it starts with a lookbehind or an alternation, and ``re``
     then tries every position of the text). Such a rule is tried only
-    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`).
+    where an anchor occurs (see :func:`colony_tasks.base.redact.apply_rule`). ``cased``: the
+    anchors start every match as written (the pattern's start is case-sensitive): they are
+    looked for in the text itself, not in its lowercase form (fewer places to try: "ENV",
+    not every "environment"; and no lowering of the text after each rule that replaced).
 
-    ``shape``: a pattern that every match, lowercase, holds, and that holds no blank: a long
-    text is asked for it among its distinct words (a much shorter string, see
+    ``shape``: a pattern that every match holds (as written: case counts), and that holds no
+    blank: a long text is asked for it among its distinct words (a much shorter string, see
     :mod:`colony_tasks.base.redact_words`) before the rule scans the whole text, for rules whose
     start ``re`` finds slowly (a class of common characters)."""
 
@@ -85,6 +88,7 @@ class Rule:
         "needs",
         "within",
         "anchors",
+        "cased",
         "shape",
     )
 
@@ -100,13 +104,15 @@ class Rule:
         within: int = 0,
         scan: bool = False,
         anchors: tuple[str, ...] = (),
+        cased: bool = False,
         shape: str = "",
     ) -> None:
         # The words are looked for in the text lowered as the patterns read it (lower()).
         self.name, self.kind, self.triggers = name, kind, tuple(map(lower, triggers))
         self.pattern, self.suffix, self.spellings = pattern, suffix, spellings
         self.needs, self.within = tuple(map(lower, needs)), within
-        self.anchors = tuple(map(lower, anchors))
+        self.anchors = anchors if cased else tuple(map(lower, anchors))
+        self.cased = cased
         self.shape = shape
         self.skip_code = CODE_CHECK in pattern
         # Starts with a literal (or ``scan``: its pattern finds candidates faster than its
@@ -130,6 +136,53 @@ class Rule:
         if not spelled:
             return [pattern.replace(WORD, f"(?i:{self.spellings[0]})")]
         return [pattern.replace(WORD, spelling) for spelling in self.spellings]
+
+
+# What a pattern's head may hold to count as literal text: no blank, nothing special to re.
+_SPECIAL = frozenset("\\.^$*+?{}[]|()")
+
+
+def literal_head(source: str) -> str:
+    """The text, as written, that every match of the pattern ``source`` starts with (its
+    ``keep`` group opened first): the characters before the first special one, less the last
+    if a quantifier follows it; "" when there is none of two characters or more, or when an
+    alternation at the head's level (or outside it) lets a match start otherwise. A long
+    text's distinct words are asked for it before the pattern scans the text (a spelling such
+    as PASSWORD is often absent where password is not)."""
+    body = source.removeprefix("(?P<keep>")
+    end = 0
+    while end < len(body) and body[end] not in _SPECIAL and not body[end].isspace():
+        end += 1
+    if end < len(body) and body[end] in "?*+{":
+        end -= 1
+    if end < 2 or _alternates(body[end:]):
+        return ""
+    return body[:end]
+
+
+def _alternates(rest: str) -> bool:
+    """Whether ``rest`` holds a ``|`` in no group it opens itself (at the level of what came
+    before it, or of a group that encloses that and closes in ``rest``)."""
+    depth = lowest = 0
+    i = 0
+    while i < len(rest):
+        char = rest[i]
+        if char == "\\":
+            i += 1
+        elif char == "[":  # a class: up to its closing "]" (a "]" first, or escaped, is in it)
+            i += 2 if rest[i + 1 : i + 2] == "^" else 1
+            i += 1 if rest[i : i + 1] == "]" else 0
+            while i < len(rest) and rest[i] != "]":
+                i += 2 if rest[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            lowest = min(lowest, depth)
+        elif char == "|" and depth <= lowest:
+            return True
+        i += 1
+    return False
 
 
 # The anchor word in a pattern, written out once per spelling (``spellings``). A pattern that

@@ -192,7 +192,7 @@ CONTEXT: tuple[tuple, ...] = (
         "password",
         ("mysql", "mariadb"),
         r"(?P<keep>m(?:ysql|ariadb)[^\n|;&]{0,32}? -p)(?![\s-])(?!\[REDACTED)@VALUE@",
-        {"anchors": ("mariadb", "mysql")},
+        {"anchors": ("mariadb", "mysql"), "cased": True},
     ),
     (
         "cli-redis-a",
@@ -265,7 +265,7 @@ CONTEXT: tuple[tuple, ...] = (
         "(?P<keep>(?:put-parameter|secrets? set|create-secret"
         r"|put-secret-value)[^\n|;&]{0,160}? (?:--value|--body|-b|--secret-string)(?:="
         r"""|[ \t]{1,8}+))(?!-)(?![\"']?+\$)(?!\[REDACTED)@VALUE@""",
-        {"anchors": ("create-secret", "put-", "secret")},
+        {"anchors": ("create-secret", "put-", "secret"), "cased": True},
     ),
     # A password piped into a tool that reads it from stdin: echo pw | sudo -S, … |
     # docker login --password-stdin, … | base64, … | gcloud secrets … --data-file=-, … | chpasswd.
@@ -279,7 +279,7 @@ CONTEXT: tuple[tuple, ...] = (
         r"(?=[ \t]{0,8}+\|[ \t]{0,8}+(?:sudo[ \t]{1,8}+-[a-zA-Z]{0,4}+(?<=S)|chpasswd"
         r"|[^\n|;&]{0,96}?(?:--password-stdin|--pass-stdin|--data-file[= ]-"
         r"|base64(?![ \t]{1,8}+-d)|--stdin)))",
-        {"anchors": ("echo", "printf")},
+        {"anchors": ("echo", "printf"), "cased": True},
     ),
     # Flags whose value is user:password (skopeo --creds, curl --proxy-user, wget --http-user…).
     (
@@ -345,7 +345,7 @@ CONTEXT: tuple[tuple, ...] = (
         "|(?<=password)|(?<=pwd)|(?<=_pw)|(?<=secret)|(?<=token)|(?<=key)|(?<=creds)"
         r"""|(?<=credentials))[ \t]{1,8}+)(?![\"']?+[$%])(?!\[REDACTED)"""
         r"""(?:\"[^\"\n]{1,256}+\"|'[^'\n]{1,256}+'|[^\s\"']++)""",
-        {"anchors": ("env", "setenv", "setx")},
+        {"anchors": ("ENV", "setenv", "setx"), "cased": True},
     ),
     # Setter calls with a literal: ds.setPassword("…"), user.set_secret('…').
     (

@@ -59,7 +59,7 @@ KEYS: tuple[tuple, ...] = (
             "scan": True,
             "needs": tuple("123456789"),
             "within": 53,
-            "shape": "[5kl][1-9a-z]{50}",
+            "shape": f"[5KL][{_B58}]{{50}}",
         },
     ),
     # -- a token with a short vendor prefix -------------------------------------------------
@@ -77,6 +77,6 @@ KEYS: tuple[tuple, ...] = (
         "(?=[A-Za-z0-9_]{0,64}?[A-Z])(?=[A-Za-z0-9_]{0,64}?[a-z])(?=[A-Za-z0-9_]{0,64}?[0-9])"
         "[A-Za-z0-9_]{32,256}+(?![A-Za-z0-9+/=-])",
         # the run holds a digit in its first 65 characters
-        {"scan": True, "needs": tuple("0123456789"), "within": 67, "shape": "[_-][a-z0-9_]{32}"},
+        {"scan": True, "needs": tuple("0123456789"), "within": 67, "shape": "[_-][A-Za-z0-9_]{32}"},
     ),
 )

@@ -98,7 +98,7 @@ def _short_flag_rule(letter: str, tools: tuple[str, ...], glued: bool = False) -
         "password",
         tuple(sorted({t.lower() for t in tools})),
         f"(?P<keep>(?<![\\w-])(?:{names})(?![\\w-]){_ON_COMMAND}[ \\t]{flag})" + _VALUE,
-        {"anchors": _shortest(tools)},
+        {"anchors": _shortest(tools), "cased": True},
     )
 
 
@@ -123,7 +123,7 @@ TOOLS: tuple[tuple, ...] = (
         r"(?P<keep>(?:-(?<![\w-]-)(?:pw|pwd|pass|passwd|password|passphrase)(?:[ \t]{1,8}+|=)"
         r"|/(?<![\w/:.]/)(?:p|pw|pwd|pass|password):))"
         r"(?!(?:env|file|fd|pass):|stdin(?!\S))" + _VALUE,
-        {"anchors": ("-pw", "-pass", "/p:", "/pw", "/pass")},
+        {"anchors": ("-pw", "-pass", "/p:", "/pw", "/pass"), "cased": True},
     ),
     *(_short_flag_rule(letter, tools) for letter, tools in SHORT_FLAGS.items()),
     *(_short_flag_rule(letter, tools, glued=True) for letter, tools in GLUED.items()),
@@ -141,7 +141,10 @@ TOOLS: tuple[tuple, ...] = (
             "redis-cli",
         ),
         _positional_pattern(),
-        {"anchors": tuple(sorted({command.split(" ")[0] for command, _ in POSITIONAL}))},
+        {
+            "anchors": tuple(sorted({command.split(" ")[0] for command, _ in POSITIONAL})),
+            "cased": True,
+        },
     ),
     # user/password@db after Oracle's tools and CONNECT; `/ as sysdba` has no user.
     (
@@ -160,7 +163,7 @@ TOOLS: tuple[tuple, ...] = (
         ("lftp",),
         r"(?P<keep>(?<![\w-])lftp(?![\w-])" + _ON_COMMAND + r"[ \t]-u[ \t]{1,8}+[\"']?+"
         r"[^\s,\"']{1,128}+,)" + _VALUE,
-        {"anchors": ("lftp",)},
+        {"anchors": ("lftp",), "cased": True},
     ),
     # npm/yarn/pnpm/git/poetry config set KEY VALUE, where KEY names a token or password.
     (
@@ -174,6 +177,7 @@ TOOLS: tuple[tuple, ...] = (
             "needs": ("token", "auth", "pass", "secret", "key"),
             "within": 200,
             "anchors": ("config",),
+            "cased": True,
         },
     ),
 )

@@ -100,21 +100,46 @@ class Words:
     """The answers for one text: ``word in words`` is whether ``word`` (lowercase) occurs in
     ``lowered`` or in a text :meth:`add` was given (a marker a rule has put in the text);
     ``present`` holds the asked words (see :class:`Asked`) that do, found at once by a set
-    comprehension rather than a call per word."""
+    comprehension rather than a call per word. Given the text itself, it also answers for
+    words and shapes as written (:meth:`cased`, :meth:`holds`)."""
 
-    __slots__ = ("lowered", "present", "_distinct", "_known", "_added", "_asked")
+    __slots__ = (
+        "lowered",
+        "present",
+        "_distinct",
+        "_cased",
+        "_known",
+        "_known_cased",
+        "_added",
+        "_added_cased",
+        "_asked",
+    )
 
-    def __init__(self, lowered: str, distinct: bool, asked: Asked | None = None) -> None:
-        """``lowered``: the text's lowercase form; ``distinct``: ask its distinct words rather
-        than the text itself (worth the ``split`` on a long text only)."""
+    def __init__(
+        self, lowered: str, distinct: bool, asked: Asked | None = None, text: str | None = None
+    ) -> None:
+        """``lowered``: the text's lowercase form (:func:`lower` or ``str.lower``, as
+        :func:`lowering` chose); ``distinct``: ask its distinct words rather than the text
+        itself (worth the ``split`` on a long text only); ``text``: the text, when the caller
+        asks for words as written (then its distinct words are taken from it, and lowered:
+        the words of ``lowered`` are the lowered words of ``text``)."""
         self.lowered = lowered
         self._distinct = lowered
+        self._cased = text
         if distinct:
-            joined = "\n".join(set(_deduplicated(lowered).split()))
+            if text is None:
+                joined = "\n".join(set(_deduplicated(lowered).split()))
+            else:
+                cased = "\n".join(set(_deduplicated(text).split()))
+                joined = lower(cased)
             if len(joined) < len(lowered):
                 self._distinct = joined
+                if text is not None:
+                    self._cased = cased
         self._known: dict[str, bool] = {}
+        self._known_cased: dict[str, bool] = {}
         self._added = ""
+        self._added_cased = ""
         self._asked = asked
         self.present: set[str] = set()
         if asked is not None and self._distinct is lowered:  # (a word is found as it is)
@@ -138,17 +163,33 @@ class Words:
             self._known[word] = found
         return found or (bool(self._added) and word in self._added)
 
-    def holds(self, shape: str) -> bool:
-        """Whether the pattern ``shape`` (which matches no blank) matches in one of the words
-        (or in a text :meth:`add` was given)."""
-        found = self._known.get(shape)
+    def cased(self, literal: str) -> bool:
+        """Whether ``literal`` (which holds no blank), as written, occurs in one of the words
+        (or in a text :meth:`add` was given); True when the text was not given."""
+        if self._cased is None:
+            return True
+        found = self._known_cased.get(literal)
         if found is None:
-            found = self._known[shape] = re.search(shape, self._distinct) is not None
-        return found or (bool(self._added) and re.search(shape, self._added) is not None)
+            found = self._known_cased[literal] = literal in self._cased
+        return found or literal in self._added_cased
+
+    def holds(self, shape: str) -> bool:
+        """Whether the pattern ``shape`` (which matches no blank) matches, as written, in one
+        of the words (or in a text :meth:`add` was given); True when the text was not given."""
+        if self._cased is None:
+            return True
+        found = self._known_cased.get(shape)
+        if found is None:
+            found = self._known_cased[shape] = re.search(shape, self._cased) is not None
+        return found or (
+            bool(self._added_cased) and re.search(shape, self._added_cased) is not None
+        )
 
     def add(self, text: str) -> None:
-        """Count ``text`` (lowercase) as present too: a rule put it into the text."""
-        if text not in self._added:
-            self._added += "\n" + text
+        """Count ``text`` as present too: a rule put it into the text."""
+        if text not in self._added_cased:
+            self._added_cased += "\n" + text
+            self._added += "\n" + lower(text)
             if self._asked is not None:
-                self.present.update(w for w in self._asked.words if w in text)
+                lowered = lower(text)
+                self.present.update(w for w in self._asked.words if w in lowered)

@@ -28,12 +28,19 @@ def test_every_match_starts_at_an_anchor(rule):
     example = EXAMPLES[rule.name][0]
     texts = [example, f"{example} {example}\n{example}"]
     matched = 0
-    for text in texts:
-        lowered = text.lower()
+    for text in [*texts, *(t.upper() for t in texts), *(t.title() for t in texts)]:
+        hay = text if rule.cased else text.lower()  # (a cased rule's anchors, as written)
         for match in pattern.finditer(text):
             matched += 1
-            assert any(lowered.startswith(a, match.start()) for a in rule.anchors), match
+            assert any(hay.startswith(a, match.start()) for a in rule.anchors), match
     assert matched
+
+
+def test_cased_anchors_hold_no_blank_and_the_case_insensitive_rules_are_not_cased():
+    cased = [rule for rule in ANCHORED if rule.cased]
+    assert {"env-keyword", "cli-short-p", "cli-stdin-pipe"} <= {rule.name for rule in cased}
+    assert not any(c.isspace() for rule in cased for a in rule.anchors for c in a)
+    assert not any(rule.cased for rule in ANCHORED if rule.name.startswith("label-"))
 
 
 @pytest.mark.parametrize("rule", ANCHORED, ids=lambda rule: rule.name)

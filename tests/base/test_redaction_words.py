@@ -107,9 +107,13 @@ def test_windows_and_folded_copies_match_the_plain_loops(seed):
     gap = rng.choice([1, 500, 3000])
     sites = [s for i, s in enumerate(sites) if i % gap == 0]
     assert redact_fold.fold_windows(text, sites) == _windows_reference(text, sites)
-    a, b = rng.randrange(0, size // 2), rng.randrange(size // 2, size + 1)
-    inside = [s for s in sites if a <= s[0] and s[1] <= b]
-    assert redact_fold.spliced(text, inside, a, b) == _spliced_reference(text, inside, a, b)
+    all_sites, folded = redact_fold.folded_sites(text)
+    assert folded == _spliced_reference(text, all_sites, 0, len(text))
+    windows = redact_fold.fold_windows(text, all_sites)
+    expected = [
+        _spliced_reference(text, [s for s in all_sites if a <= s[0] < b], a, b) for a, b in windows
+    ]
+    assert redact_fold.window_copies(all_sites, folded, windows) == expected
     assert redact_fold.fold_windows(text, []) == []
 
 
@@ -138,7 +142,7 @@ def test_every_match_holds_the_rule_shape_and_no_blank(rule):
         for match in pattern.finditer(f"{example} {example}\n{example}"):
             matched += 1
             assert not any(c.isspace() for c in match.group())
-            assert re.search(rule.shape, match.group().lower()), match
+            assert re.search(rule.shape, match.group()), match
     assert matched
 
 
@@ -148,6 +152,64 @@ def test_a_long_text_without_the_shape_skips_the_rule_and_with_it_is_redacted(ru
 
     example, secret, _ = EXAMPLES[rule.name]
     filler = "ordinary words and code(x) = 1 KL5 key_x\n" * (redact.LONG_TEXT // 40 + 1)
-    words = Words(filler.lower(), distinct=True)
+    words = Words(filler.lower(), distinct=True, text=filler)
     assert not words.holds(rule.shape)
     assert secret not in redact.redact(filler + example + "\n" + filler)
+
+
+def test_a_base64_image_holds_the_lowercase_shape_of_a_wallet_key_but_not_its_own():
+    # base58 has no 0, O, I or l: lowercase, a PNG's base64 looks like a key, as written not
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    filler = f"ordinary words\nimg = '{png}'\n" * 3000
+    rule = next(rule for rule in RULES if rule.name == "wif-private-key")
+    assert re.search("[5kl][1-9a-z]{50}", filler.lower())
+    assert not Words(filler.lower(), distinct=True, text=filler).holds(rule.shape)
+
+
+def test_words_as_written_are_those_of_the_text_and_of_what_rules_put_in():
+    text = "Password = x\n" + "ordinary words, code(x) = 1\n" * 4000
+    words = Words(text.lower(), distinct=True, text=text)
+    assert words._cased != text  # (the distinct words are what is asked)
+    assert words.cased("Password") and not words.cased("PASSWORD")
+    assert "password" in words
+    words.add("[REDACTED:PASSWORD]")
+    assert words.cased("PASSWORD") and "redacted" in words
+    assert Words(text.lower(), distinct=True).cased("PASSWORD")  # (no text: no answer)
+
+
+def test_every_literal_head_starts_every_match_of_its_pattern():
+    from tests.base.test_redaction_rules import EXAMPLES
+
+    headed = 0
+    for rule in RULES:
+        example = EXAMPLES[rule.name][0]
+        text = f"\n{example} {example.upper()}\n{example.lower()} {example.title()}\n"
+        for pattern in redact._compile(rule, True)[0]:
+            head = redact._head(pattern)
+            headed += bool(head)
+            assert not any(c.isspace() for c in head)
+            for match in pattern.finditer(text):
+                assert match.group().startswith(head), (rule.name, head, match)
+    assert headed > 150
+
+
+@pytest.mark.parametrize(
+    ("source", "head"),
+    [
+        ("(?P<keep>password[ \t]{0,8}+=)x", "password"),
+        ("abc?d", "ab"),
+        ("abcd{2}", "abc"),
+        ("ab|cd", ""),
+        ("(?P<keep>abc|de)f", ""),
+        ("(?P<keep>abc)x|y", ""),
+        ("(?P<keep>abc(?!x|y))[|]z", "abc"),
+        ("abc[|(]d|e", ""),
+        ("a\\.b", ""),
+        ("key word", "key"),
+        ("(?i:abc)", ""),
+    ],
+)
+def test_a_literal_head_is_what_every_match_starts_with_or_nothing(source, head):
+    from colony_tasks.base.redact_rules import literal_head
+
+    assert literal_head(source) == head
