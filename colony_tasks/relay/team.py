@@ -33,6 +33,10 @@ from .server import KEEP_KEYS, PRUNE_EVERY, SERVE_WAIT, Relay
 #: An event in flight for longer than this means the server is slow or hung: hooks waiting on
 #: the relay get an empty answer at once (their events stay spooled and are applied later).
 SLOW_EVENT = 0.2
+#: The same for a hook whose event comes before a tool runs: its warning, or its deny in block
+#: mode, is worth most before the edit (one that arrives after can no longer prevent it), and an
+#: edit's PreToolUse takes 9 round trips: about 0.2 s with the store 20 ms away.
+SLOW_BEFORE_TOOL = 0.35
 #: The same for connecting (TLS and authentication take longer than an event).
 SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
@@ -294,7 +298,10 @@ class TeamRelay(Relay):
             while row_id not in self.results and not self.down and not self.stopping:
                 now = time.monotonic()
                 busy = self.busy_since
-                if now >= deadline or (busy is not None and now - busy > self.busy_limit):
+                limit = self.busy_limit
+                if event == "pre-tool-use":
+                    limit = max(limit, SLOW_BEFORE_TOOL)
+                if now >= deadline or (busy is not None and now - busy > limit):
                     break
                 self.cond.wait(0.02)
             found = self.results.get(row_id)

@@ -223,3 +223,38 @@ def test_an_outbox_of_the_version_before_late_replies_opens_with_its_rows_kept(h
         assert "what came late" in upgraded.late.take("s1", CHAIN)
     finally:
         upgraded.outbox.close()
+
+
+@pytest.mark.parametrize(
+    ("event", "in_time"), [("pre-tool-use", True), ("user-prompt-submit", False)]
+)
+def test_a_hook_before_a_tool_waits_longer_for_a_slow_event(
+    relay: TeamRelay, monkeypatch: pytest.MonkeyPatch, event: str, in_time: bool
+):
+    """An event in flight longer than the slow limit ends a hook's wait (its reply comes
+    late), except before a tool runs: a warning or a deny is worth most before the edit."""
+    import threading
+    import time
+
+    from colony_tasks.relay import team
+
+    monkeypatch.setattr(team, "SLOW_EVENT", 0.1)
+    monkeypatch.setattr(team, "SLOW_BEFORE_TOOL", 3.0)
+    relay.busy_limit = team.SLOW_EVENT
+    spooled = row(relay, event, "s1")
+
+    def worker() -> None:  # one event in flight for 0.6 s, then its reply
+        relay.busy_since = time.monotonic()
+        time.sleep(0.6)
+        relay.busy_since = None
+        relay._answer(spooled, {"context": "colony-tasks: that line meets alice's change"})
+
+    applying = threading.Thread(target=worker)
+    applying.start()
+    try:
+        reply = relay.reply_for(spooled["id"], event, "s1", CHAIN, wait=5.0)
+    finally:
+        applying.join()
+    assert ("meets alice" in reply.get("context", "")) is in_time
+    if not in_time:
+        assert "meets alice" in next_hook(relay, "s1")["context"]
