@@ -339,32 +339,55 @@ def grant(
     task_id: int | None,
     ttl_minutes: float = DEFAULT_TTL_MINUTES,
     note: str = "",
-    auto: bool = False,
 ) -> list[dict[str, Any]]:
-    """Create or renew claims on normalized paths (inside the caller's transaction)."""
-    ttl = float(ttl_minutes) * 60
-    ids = []
+    """Create or renew claims on normalized paths (inside the caller's transaction); the
+    claims as shown."""
     with store.transaction():
-        for pattern in dict.fromkeys(rel_paths):
-            existing = store.live_claim(session.id, lane.repo_id, pattern)
-            if existing:
-                store.renew_claim(existing["id"], ttl, note or None, auto)
-                ids.append(existing["id"])
-            else:
-                ids.append(
-                    store.insert_claim(
-                        session.id,
-                        task_id,
-                        lane.repo_id,
-                        lane.id,
-                        pattern,
-                        glob_regex(pattern),
-                        note,
-                        ttl,
-                        auto,
-                    )
-                )
+        ids = _granted(store, session, rel_paths, lane, task_id, float(ttl_minutes) * 60, note)
         return [_public(c) for c in store.get_claims(ids)]
+
+
+def claim_edited(
+    store: Store, session: Session, rel_paths: Sequence[str], lane: Lane, task_id: int | None
+) -> None:
+    """An edit claims the files it wrote, for :data:`AUTO_TTL_MINUTES` (renewed by every
+    edit): an automatic claim, which tells others who is working where but warns nobody
+    (what an edit changed is weighed by its regions)."""
+    with store.transaction():
+        _granted(store, session, rel_paths, lane, task_id, AUTO_TTL_MINUTES * 60, AUTO_NOTE, True)
+
+
+def _granted(
+    store: Store,
+    session: Session,
+    rel_paths: Sequence[str],
+    lane: Lane,
+    task_id: int | None,
+    ttl: float,
+    note: str,
+    auto: bool = False,
+) -> list[int]:
+    ids = []
+    for pattern in dict.fromkeys(rel_paths):
+        existing = store.live_claim(session.id, lane.repo_id, pattern)
+        if existing:
+            store.renew_claim(existing["id"], ttl, note or None, auto)
+            ids.append(existing["id"])
+        else:
+            ids.append(
+                store.insert_claim(
+                    session.id,
+                    task_id,
+                    lane.repo_id,
+                    lane.id,
+                    pattern,
+                    glob_regex(pattern),
+                    note,
+                    ttl,
+                    auto,
+                )
+            )
+    return ids
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:

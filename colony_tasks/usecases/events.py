@@ -384,16 +384,7 @@ def _after_edit(
     with store.transaction():
         found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
         records.record_here_edit(store, here, rel, tool.name, extra)
-        claims_mod.grant(
-            store,
-            here.session,
-            rel,
-            here.lane,
-            task_id=here.task_id,
-            ttl_minutes=claims_mod.AUTO_TTL_MINUTES,
-            note=claims_mod.AUTO_NOTE,
-            auto=True,
-        )
+        claims_mod.claim_edited(store, here.session, rel, here.lane, here.task_id)
         forecast = regions_mod.after_edit(store, here.session, here.lane, root, rel, forked)
     return tuple(c for c in found if c.live), forecast.fresh
 

@@ -79,11 +79,11 @@ def test_the_flag_follows_a_claim_as_an_edit_or_its_holder_renews_it(store: Stor
         (row,) = store.list_claims(session_id="a")
         return row["auto"]
 
-    claims.grant(store, me, ["src/api.py"], lane, task_id=None, note=claims.AUTO_NOTE, auto=True)
+    claims.claim_edited(store, me, ["src/api.py"], lane, None)
     assert flag() is True
     actions.claim(store, "a", ["src/api.py"])  # no note: the claim stays what it was
     assert flag() is True
     actions.claim(store, "a", ["src/api.py"], note="mine until the release")
     assert flag() is False
-    claims.grant(store, me, ["src/api.py"], lane, task_id=None, note=claims.AUTO_NOTE, auto=True)
+    claims.claim_edited(store, me, ["src/api.py"], lane, None)
     assert flag() is True
