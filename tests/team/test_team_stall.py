@@ -87,6 +87,21 @@ def timed(label: str, work: Any) -> Any:
         print(f"\n{label}: {time.monotonic() - start:.1f} s")
 
 
+@pytest.fixture
+def laptop_relay(crew: Crew, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:  # noqa: F811
+    """Alice's machine's team relay (its own data folder), not started: a test flushes it."""
+    from colony_tasks.relay.team import TeamRelay
+
+    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "laptop"))
+    relay = TeamRelay(crew.server.alice)
+    try:
+        yield relay
+    finally:
+        if relay.store is not None:
+            relay.store.close()
+        relay.outbox.close()
+
+
 def test_a_member_idle_in_a_transaction_with_the_write_lock_is_ended_and_a_post_goes_through(
     crew: Crew,  # noqa: F811
     hold: Callable[..., Any],
@@ -108,29 +123,20 @@ def test_a_member_idle_in_a_transaction_with_the_write_lock_is_ended_and_a_post_
 def test_a_member_idle_with_the_write_lock_does_not_hold_another_machine_s_relay(
     crew: Crew,  # noqa: F811
     hold: Callable[..., Any],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    laptop_relay: Any,
     repo: Path,
 ):
-    from colony_tasks.relay.team import TeamRelay
-
-    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "laptop"))
-    relay = TeamRelay(crew.server.alice)
-    try:
-        payload = claude("user-prompt-submit", "relayed-1", repo, prompt="through the relay")
-        spool(relay.outbox, "row-1", "user-prompt-submit", "claude", payload)
-        holder = hold(crew.server.bob, TAKE_WRITE_LOCK)
-        timed("relay flush behind an idle write-lock holder", relay.flush)
-        assert relay.outbox.counts()["pending"] == 0
-        prompts = crew.alice._all(
-            "SELECT text FROM observations WHERE session_id = 'relayed-1' AND kind = 'prompt'"
-        )
-        assert [r[0] for r in prompts] == ["through the relay"]
-        assert was_ended(holder)
-    finally:
-        if relay.store is not None:
-            relay.store.close()
-        relay.outbox.close()
+    relay = laptop_relay
+    payload = claude("user-prompt-submit", "relayed-1", repo, prompt="through the relay")
+    spool(relay.outbox, "row-1", "user-prompt-submit", "claude", payload)
+    holder = hold(crew.server.bob, TAKE_WRITE_LOCK)
+    timed("relay flush behind an idle write-lock holder", relay.flush)
+    assert relay.outbox.counts()["pending"] == 0
+    prompts = crew.alice._all(
+        "SELECT text FROM observations WHERE session_id = 'relayed-1' AND kind = 'prompt'"
+    )
+    assert [r[0] for r in prompts] == ["through the relay"]
+    assert was_ended(holder)
 
 
 def test_a_member_s_long_statement_under_the_write_lock_is_cancelled_and_a_post_goes_through(
@@ -184,37 +190,28 @@ def test_a_member_idle_with_a_row_lock_on_another_s_session_is_ended_and_its_upd
 def test_a_member_idle_with_a_row_lock_on_another_s_session_is_ended_and_its_events_go_through(
     crew: Crew,  # noqa: F811
     hold: Callable[..., Any],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    laptop_relay: Any,
     repo: Path,
 ):
-    from colony_tasks.relay.team import TeamRelay
-
-    monkeypatch.setenv("COLONY_TASKS_HOME", str(tmp_path / "laptop"))
-    relay = TeamRelay(crew.server.alice)
-    try:
-        for n, text in enumerate(("before the lock", "after bob's row lock")):
-            payload = claude("user-prompt-submit", "row-locked", repo, prompt=text)
-            spool(relay.outbox, f"row-{n}", "user-prompt-submit", "claude", payload)
-            if n == 0:
-                relay.flush()  # the session exists; bob locks its row and hangs
-                holder = hold(
-                    crew.server.bob, "SELECT id FROM sessions WHERE id = 'row-locked' FOR UPDATE"
-                )
-            else:
-                # A statement waiting longer than the relay's read timeout looks like a server
-                # away: the event stays spooled and is applied by a later flush.
-                timed("relay applies behind an idle row-lock holder", lambda: flushed(relay))
-        prompts = crew.alice._all(
-            "SELECT text FROM observations WHERE session_id = 'row-locked' AND kind = 'prompt'"
-            " ORDER BY id"
-        )
-        assert [r[0] for r in prompts] == ["before the lock", "after bob's row lock"]
-        assert was_ended(holder)
-    finally:
-        if relay.store is not None:
-            relay.store.close()
-        relay.outbox.close()
+    relay = laptop_relay
+    for n, text in enumerate(("before the lock", "after bob's row lock")):
+        payload = claude("user-prompt-submit", "row-locked", repo, prompt=text)
+        spool(relay.outbox, f"row-{n}", "user-prompt-submit", "claude", payload)
+        if n == 0:
+            relay.flush()  # the session exists; bob locks its row and hangs
+            holder = hold(
+                crew.server.bob, "SELECT id FROM sessions WHERE id = 'row-locked' FOR UPDATE"
+            )
+        else:
+            # A statement waiting longer than the relay's read timeout looks like a server
+            # away: the event stays spooled and is applied by a later flush.
+            timed("relay applies behind an idle row-lock holder", lambda: flushed(relay))
+    prompts = crew.alice._all(
+        "SELECT text FROM observations WHERE session_id = 'row-locked' AND kind = 'prompt'"
+        " ORDER BY id"
+    )
+    assert [r[0] for r in prompts] == ["before the lock", "after bob's row lock"]
+    assert was_ended(holder)
 
 
 def member_limits(url: str) -> tuple[str, str]:
