@@ -331,7 +331,9 @@ def _redact_windows(text: str) -> str:
     windows = fold_windows(text, sites)
     revealed = windows
     if _SEPARATOR not in text:
-        copies = window_copies(sites, folded_all, windows)
+        # (one window over the whole text, as in non-Latin prose: its copy is the folded text)
+        whole = windows == [(0, len(text))]
+        copies = [folded_all] if whole else window_copies(sites, folded_all, windows)
         joined = _SEPARATOR.join(copies)
         checked = _plain(joined)
         if checked == joined:

@@ -228,32 +228,52 @@ def folded_sites(text: str) -> tuple[list[tuple[int, int, str]], str]:
     """The places where folding changes ``text``, each with what it folds to (see
     :data:`_FOLDABLE`), and ``text`` with each place folded, made in the same pass (non-Latin
     prose has a place every few characters, and splicing them in afterwards cost a slice per
-    place; :func:`fold` makes the same text). What a place folds to depends on it
-    and the characters either side only, and is remembered: prose repeats its words, and a
-    site costs a lookup."""
+    place; :func:`fold` makes the same text). What a place folds to depends on it and on
+    whether the characters either side are ASCII letters or digits, and is remembered: prose
+    repeats its words, and a site costs a lookup (most by the run alone, see :func:`_run_folded`)."""
     if text.isascii() and "\\" not in text:
         return [], text
     if not _fold_re:
         _fold_re.append(re.compile(_FOLDABLE))
     sites: list[tuple[int, int, str]] = []
     remembered = _SITES
+    runs = _RUNS
 
     def folded(match: re.Match[str]) -> str:
-        at, end = match.span()
-        run = match.group()
-        key = (text[at - 1 : at], run, text[end : end + 1])
-        found = remembered.get(key)
-        if found is None:
-            found = _site_folded(*key)
-            if len(remembered) >= 4096:
-                remembered.clear()
-            remembered[key] = found
-        if found != run:
-            sites.append((at, end, found))
+        run = match[0]
+        found = runs[run] if run in runs else _run_folded(run)
+        if found is None:  # what it folds to depends on the characters either side
+            at, end = match.span()
+            key = (text[at - 1 : at], run, text[end : end + 1])
+            found = remembered.get(key)
+            if found is None:
+                found = _site_folded(*key)
+                if len(remembered) >= 4096:
+                    remembered.clear()
+                remembered[key] = found
+            if found != run:
+                sites.append((at, end, found))
+        elif found != run:
+            sites.append((*match.span(), found))
         return found
 
     copy = _fold_re[0].sub(folded, text)
     return sites, copy
+
+
+_RUNS: dict[str, str | None] = {}
+
+
+def _run_folded(run: str) -> str | None:
+    """What ``run`` folds to wherever it is, or None when that depends on the characters
+    either side; remembered. :func:`_site_folded` asks of those only whether each is an ASCII
+    letter or digit (none at an end counts as neither), so two neighbours of each kind tell."""
+    folds = {_site_folded(before, run, after) for before in ("", "a") for after in ("", "a")}
+    found = folds.pop() if len(folds) == 1 else None
+    if len(_RUNS) >= 4096:
+        _RUNS.clear()
+    _RUNS[run] = found
+    return found
 
 
 _SITES: dict[tuple[str, str, str], str] = {}

@@ -73,3 +73,30 @@ def test_the_guard_of_the_site_scan_changes_none_of_its_matches():
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 400)))
         found = [(m.span(), m.group("letters")) for m in guarded.finditer(text)]
         assert found == [(m.span(), m.group("letters")) for m in unguarded.finditer(text)]
+
+
+def test_the_site_scan_folds_each_run_as_its_neighbours_make_fold_fold_it():
+    # a run is looked up by itself when its neighbours cannot change what it folds to, and by
+    # them too when they can (é between ASCII letters gets blanks, alone it does not): the
+    # scan's folded text is fold()'s, whatever neighbours the same run had before
+    pieces = [
+        "a",
+        "Z",
+        "9",
+        " ",
+        "\n",
+        "é",
+        "ï",
+        "密",
+        "\u0430",
+        "\uff50",
+        "\u200b",
+        "\\",
+        '"',
+        "—",
+    ]
+    rng = random.Random(11)
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
+        folded = redact_fold.fold(text)
+        assert redact_fold.folded_sites(text)[1] == (text if folded is None else folded[0])
