@@ -63,6 +63,17 @@ class StoreUnavailable(Exception):
     retries, not a refusal of the core."""
 
 
+class OutOfScope(Exception):
+    """A team-store transaction begun for some repositories reached a lane of another one
+    (see :meth:`colony_tasks.store.base.StoreBase.transaction`): it is rolled back, and its
+    caller runs it again with the whole store's lock. Not a :class:`ColonyError`: nothing
+    was refused, the caller guessed its repositories wrong."""
+
+    def __init__(self, repo_id: str) -> None:
+        super().__init__(f"the transaction reached repository {repo_id!r}, which it did not lock")
+        self.repo_id = repo_id
+
+
 class StoreBusy(StoreUnavailable):
     """The team store's write lock stayed held by another connection (a member's session
     that holds it open, or a long maintenance run) for longer than a caller waits; the

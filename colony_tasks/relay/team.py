@@ -2,8 +2,8 @@
 
 Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.hooks.spool`),
 so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
-order, the rows waiting at once in batches: each batch one transaction (one write lock, one
-commit) holding every event's effects and its idempotency key
+order, the rows waiting at once in batches: each batch one transaction (one lock of its events'
+repositories, one commit) holding every event's effects and its idempotency key
 (:func:`colony_tasks.relay.apply.apply_batch`), so a relay killed at any point never applies an
 event twice and never loses one. A batch one of whose events fails (the core refuses it, a
 statement fails) is rolled back whole and its rows up to that one are applied one transaction
@@ -220,8 +220,7 @@ class TeamRelay(Relay):
         try:
             request = json.loads(row["payload"])
             self.busy_since = time.monotonic()
-            with store.transaction():
-                reply = apply_mod.apply(store, request)
+            reply = apply_mod.apply_alone(store, request)
         except apply_mod.BadRequest as error:
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
