@@ -64,14 +64,16 @@ class StoreUnavailable(Exception):
 
 
 class OutOfScope(Exception):
-    """A team-store transaction begun for some repositories reached a lane of another one
-    (see :meth:`colony_tasks.store.base.StoreBase.transaction`): it is rolled back, and its
-    caller runs it again with the whole store's lock. Not a :class:`ColonyError`: nothing
-    was refused, the caller guessed its repositories wrong."""
+    """A team-store transaction begun for some lanes reached another lane (see
+    :meth:`colony_tasks.store.base.StoreBase.transaction`): it is rolled back, and its caller
+    runs it again with the whole store's lock. Not a :class:`ColonyError`: nothing was
+    refused, the caller guessed its lanes wrong."""
 
-    def __init__(self, repo_id: str) -> None:
-        super().__init__(f"the transaction reached repository {repo_id!r}, which it did not lock")
-        self.repo_id = repo_id
+    def __init__(self, repo_id: str, branch: str) -> None:
+        super().__init__(
+            f"the transaction reached the lane {repo_id!r} @ {branch!r}, which it did not lock"
+        )
+        self.repo_id, self.branch = repo_id, branch
 
 
 class StoreBusy(StoreUnavailable):

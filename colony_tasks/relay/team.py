@@ -3,7 +3,7 @@
 Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.hooks.spool`),
 so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
 order, the rows waiting at once in batches: each batch one transaction (one lock of its events'
-repositories, one commit) holding every event's effects and its idempotency key
+lanes, one commit) holding every event's effects and its idempotency key
 (:func:`colony_tasks.relay.apply.apply_batch`), so a relay killed at any point never applies an
 event twice and never loses one. A batch one of whose events fails (the core refuses it, a
 statement fails) is rolled back whole and its rows up to that one are applied one transaction

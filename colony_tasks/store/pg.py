@@ -9,21 +9,24 @@ subquery PostgreSQL 15 refuses) are overridden in :class:`PgStore` and its facet
 Every :meth:`transaction` takes a transaction-scoped advisory lock first, so read-then-write
 use cases are serialised across all machines exactly as ``BEGIN IMMEDIATE`` serialises them on
 one SQLite file: one winner per answer or accept, the chain turn rule, exactly-once delivery.
-A transaction that names its repositories (a relayed hook event: its folder's) takes that
-lock shared and an exclusive lock per repository instead (:data:`REPO_LOCK_CLASS`): events of
-different repositories run side by side, events of one repository one at a time, and a
+A transaction that names its lanes (a relayed hook event: its folder's repository and branch)
+takes that lock shared and an exclusive lock per lane instead (:data:`LANE_LOCK_CLASS`):
+events of different lanes run side by side, events of one lane one at a time, and a
 transaction that names none (MCP tools, the CLI, maintenance) waits for all of them. Every
-lane such a transaction reads or writes is checked against its repositories
-(:meth:`PgStore.check_repo`); one that reached another is rolled back
+lane such a transaction reads or writes through the store's lane methods is checked against
+its lanes (:meth:`PgStore.check_lane`); one that reached another is rolled back
 (:class:`colony_tasks.base.errors.OutOfScope`) for its caller to run again under the whole
 lock. Statements outside a transaction run in autocommit mode, as on SQLite.
 
-What each lock guards: a lane's open task, its claims and regions (which other branches of
-the repository read), a session's deliveries and the rows its events write are all rows of
-one repository, written by that repository's events or under the whole lock; ids of a task's
-items are therefore handed out in commit order (the delivery and live-view cursors rely on
-it). The other invariants (one winner per answer and accept, chain turns, taking a work item)
-are kept by the MCP tools and the CLI, which take the whole lock.
+What each lock guards. An event writes its own lane's rows (its lane task's items, the lane's
+open task) and its own session's (claims, regions, cursors, deliveries); a session's events
+come from one relay, one at a time. So a lane task's items are written by that lane's events
+or under the whole lock, one transaction at a time, and their ids are handed out in commit
+order (the delivery and live-view cursors rely on it); two machines opening one lane make one
+task. Other lanes' rows an event reads (the other branches' claims and changes an edit is
+weighed against) are read as committed: advisory, as they always were between two events.
+The other invariants (one winner per answer and accept, chain turns, taking a work item) are
+kept by the MCP tools and the CLI, which take the whole lock.
 
 Running a new mixin on PostgreSQL (e.g. a new ``store/<name>.py`` with its SQLite migration N):
 
@@ -78,17 +81,17 @@ if TYPE_CHECKING:
 #: The advisory lock every write transaction takes ("colony" in ASCII): advisory locks are
 #: scoped to the database, so one team database has one writer at a time.
 LOCK_KEY = 0x636F6C6F6E79
-#: The first key of the two-key advisory lock of one repository ("colo"); the second is
-#: :func:`repo_lock_key` of its identity. (Two-key locks are a space of their own: they never
-#: meet :data:`LOCK_KEY`.)
-REPO_LOCK_CLASS = 0x636F6C6F
+#: The first key of the two-key advisory lock of one lane ("colo"); the second is
+#: :func:`lane_lock_key` of its repository and branch. (Two-key locks are a space of their
+#: own: they never meet :data:`LOCK_KEY`.)
+LANE_LOCK_CLASS = 0x636F6C6F
 
 
-def repo_lock_key(repo_id: str) -> int:
-    """The second key of ``repo_id``'s advisory lock: 31 bits of its hash (two repositories
-    that share one only wait for each other)."""
-    digest = hashlib.blake2b(repo_id.encode("utf-8", "surrogatepass"), digest_size=4).digest()
-    return int.from_bytes(digest, "big") & 0x7FFFFFFF
+def lane_lock_key(repo_id: str, branch: str) -> int:
+    """The second key of the lane's advisory lock: 31 bits of a hash of its repository and
+    branch, as stored (redacted; two lanes that share one only wait for each other)."""
+    name = f"{repo_id}\n{branch}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(name, digest_size=4).digest(), "big") & 0x7FFFFFFF
 
 
 #: Also how long one answer of the server is waited for (the driver's socket timeout): the
@@ -336,21 +339,21 @@ class PgStore(Store):
         ).fetchall()
         self.conn.id_tables = frozenset(str(r[0]) for r in rows)  # type: ignore[attr-defined]
 
-    def _begin(self, repos: frozenset[str] | None = None) -> None:
-        """BEGIN and take the write lock: the whole store's, or, for ``repos``, the store's
-        shared and each repository's (in one order, so two transactions never wait for each
+    def _begin(self, lanes: frozenset[tuple[str, str]] | None = None) -> None:
+        """BEGIN and take the write lock: the whole store's, or, for ``lanes``, the store's
+        shared and each lane's (in one order, so two transactions never wait for each
         other's). A lock held elsewhere is waited for in attempts of :data:`LOCK_ATTEMPT_MS`,
         each logged with its holder, for :data:`LOCK_PATIENCE` in all; then
         :class:`StoreBusy` says who holds it (the connection stays usable)."""
         # (a lane keeps its identity redacted, as every stored text: see upsert_lane)
-        keys = sorted({repo_lock_key(redact(repo)) for repo in repos}) if repos else None
+        keys = sorted({lane_lock_key(redact(r), redact(b)) for r, b in lanes}) if lanes else None
         if keys is None:
             take = f"SELECT pg_advisory_xact_lock({LOCK_KEY})"
         else:
             take = "; ".join(
                 [
                     f"SELECT pg_advisory_xact_lock_shared({LOCK_KEY})",
-                    *(f"SELECT pg_advisory_xact_lock({REPO_LOCK_CLASS}, {key})" for key in keys),
+                    *(f"SELECT pg_advisory_xact_lock({LANE_LOCK_CLASS}, {key})" for key in keys),
                 ]
             )
         deadline = time.monotonic() + self.lock_patience
@@ -377,19 +380,19 @@ class PgStore(Store):
                 continue
             self.conn.in_transaction = True  # type: ignore[misc]
             self._scope = None if keys is None else frozenset(keys)
-            self._missed = ""
+            self._missed = None
             return
 
     _scope: frozenset[int] | None = None
-    _missed: str = ""
+    _missed: tuple[str, str] | None = None
 
-    def check_repo(self, repo_id: str) -> None:
-        """Raise :class:`OutOfScope` when the open transaction locked repositories, and not
-        ``repo_id``'s (see :meth:`_begin`); the transaction will not commit then, even if
-        the error is caught."""
-        if self._scope is not None and repo_lock_key(repo_id) not in self._scope:
-            self._missed = repo_id
-            raise OutOfScope(repo_id)
+    def check_lane(self, repo_id: str, branch: str) -> None:
+        """Raise :class:`OutOfScope` when the open transaction locked lanes, and not this one
+        (see :meth:`_begin`); the transaction will not commit then, even if the error is
+        caught."""
+        if self._scope is not None and lane_lock_key(repo_id, branch) not in self._scope:
+            self._missed = (repo_id, branch)
+            raise OutOfScope(repo_id, branch)
 
     lock_patience: float = LOCK_PATIENCE
 
@@ -399,13 +402,13 @@ class PgStore(Store):
 
     def lock_holder(self, keys: Sequence[int] | None = None) -> str:
         """Who holds the write lock, in words (role, process id, for how long): the whole
-        store's, or one of the repositories ``keys`` (see :meth:`_begin`)."""
+        store's, or one of the lanes ``keys`` (see :meth:`_begin`)."""
         mine = f"((l.classid::bigint << 32) | l.objid::bigint) = {LOCK_KEY} AND l.objsubid = 1"
         if keys is not None:  # the shared lock waits only for an exclusive holder
             listed = ", ".join(str(key) for key in keys)
             mine = (
                 f"({mine} AND l.mode = 'ExclusiveLock') OR (l.objsubid = 2"
-                f" AND l.classid = {REPO_LOCK_CLASS} AND l.objid::bigint IN ({listed}))"
+                f" AND l.classid = {LANE_LOCK_CLASS} AND l.objid::bigint IN ({listed}))"
             )
         row = self.conn.execute(
             "SELECT a.usename, a.pid, EXTRACT(EPOCH FROM clock_timestamp() - a.xact_start),"
@@ -420,13 +423,13 @@ class PgStore(Store):
         return f"role {row[0]} holds its write lock (server process {row[1]}{seconds}){idle}"
 
     def _finish(self, commit: bool) -> None:
-        missed, self._scope, self._missed = self._missed, None, ""
+        missed, self._scope, self._missed = self._missed, None, None
         try:
             self.conn.execute("COMMIT" if commit and not missed else "ROLLBACK")
         finally:
             self.conn.in_transaction = False  # type: ignore[misc]
         if commit and missed:
-            raise OutOfScope(missed)
+            raise OutOfScope(*missed)
 
     # -- migrations ------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
-"""Repository locks on a team store: an event locks its folder's repository, not the store.
+"""Lane locks on a team store: an event locks its folder's lane, not the store.
 
-Events of different repositories are applied side by side; events of one repository, and the
-MCP tools and the CLI (which lock the whole store), one at a time. A transaction begun for some
-repositories that reaches a lane of another is rolled back and applied again under the whole
+Events of different lanes (branches, repositories) are applied side by side; events of one
+lane, and the MCP tools and the CLI (which lock the whole store), one at a time. A transaction
+begun for some lanes that reaches another is rolled back and applied again under the whole
 store's lock. Real PostgreSQL, real relays (:class:`colony_tasks.relay.team.TeamRelay`)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from colony_tasks.base import lanes
 from colony_tasks.base.errors import OutOfScope, StoreBusy
 from colony_tasks.base.redact import redact
-from colony_tasks.store.pg import LOCK_KEY, REPO_LOCK_CLASS, repo_lock_key
+from colony_tasks.store.pg import LANE_LOCK_CLASS, LOCK_KEY, lane_lock_key
 from tests.support.gitutil import git, make_repo
 from tests.support.hookrun import claude
 from tests.support.teamutil import spool, wait_for
@@ -34,12 +34,18 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.postgres
 
 
-def repo_lock(path: Path) -> list[str]:
-    """The statements that hold ``path``'s repository as an event's transaction does."""
-    key = repo_lock_key(redact(lanes.resolve(str(path)).repo_id))
+def lane_of(path: Path) -> tuple[str, str]:
+    found = lanes.resolve(str(path))
+    return found.repo_id, found.branch
+
+
+def lane_lock(path: Path) -> list[str]:
+    """The statements that hold ``path``'s lane as an event's transaction does."""
+    repo_id, branch = lane_of(path)
+    key = lane_lock_key(redact(repo_id), redact(branch))
     return [
         f"SELECT pg_advisory_xact_lock_shared({LOCK_KEY})",
-        f"SELECT pg_advisory_xact_lock({REPO_LOCK_CLASS}, {key})",
+        f"SELECT pg_advisory_xact_lock({LANE_LOCK_CLASS}, {key})",
     ]
 
 
@@ -51,38 +57,46 @@ def prompts_of(crew: Crew, session: str) -> list[str]:  # noqa: F811
     return [r[0] for r in rows]
 
 
-def test_a_member_holding_one_repository_does_not_hold_an_event_of_another(
+@pytest.mark.parametrize("where", ["another branch", "another repository"])
+def test_a_member_holding_one_lane_does_not_hold_an_event_of_another(
     crew: Crew,  # noqa: F811
     hold: Callable[..., Any],  # noqa: F811
     laptop_relay: Any,  # noqa: F811
     repo: Path,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
+    where: str,
 ):
-    other = make_repo(tmp_path / "other")
+    if where == "another branch":  # a linked worktree of the repository, on its own branch
+        other = tmp_path / "side"
+        git(repo, "worktree", "add", "-q", "-b", "side", str(other))
+    else:
+        other = make_repo(tmp_path / "other")
+    assert lane_of(other) != lane_of(repo)
     relay = laptop_relay
-    payload = claude("user-prompt-submit", "elsewhere-1", other, prompt="in another repository")
+    sid = f"elsewhere-{where.replace(' ', '-')}"
+    payload = claude("user-prompt-submit", sid, other, prompt=f"on {where}")
     spool(relay.outbox, "row-1", "user-prompt-submit", "claude", payload)
-    hold(crew.server.bob, *repo_lock(repo))
+    hold(crew.server.bob, *lane_lock(repo))
     with caplog.at_level("WARNING", logger="colony_tasks.store"):
         relay.flush()
     assert relay.outbox.counts()["pending"] == 0
-    assert prompts_of(crew, "elsewhere-1") == ["in another repository"]
+    assert prompts_of(crew, sid) == [f"on {where}"]
     assert "write lock" not in caplog.text  # not waited for
     # (the server ends a holder idle for 4 s: each wait below has a fresh one)
     crew.alice.lock_patience = 0.5
-    # the held repository's own events wait for the holder, and say who it is
-    hold(crew.server.bob, *repo_lock(repo))
-    held = frozenset({lanes.resolve(str(repo)).repo_id})
+    # the held lane's own events wait for the holder, and say who it is
+    hold(crew.server.bob, *lane_lock(repo))
+    held = frozenset({lane_of(repo)})
     with pytest.raises(StoreBusy, match="role bob_desktop"), crew.alice.transaction(held):
         pass
     # and so does a transaction of the whole store (an MCP tool's)
-    hold(crew.server.bob, *repo_lock(repo))
+    hold(crew.server.bob, *lane_lock(repo))
     with pytest.raises(StoreBusy, match="role bob_desktop"), crew.alice.transaction():
         pass
 
 
-def test_the_whole_store_s_lock_holds_every_repository(
+def test_the_whole_store_s_lock_holds_every_lane(
     crew: Crew,  # noqa: F811
     hold: Callable[..., Any],  # noqa: F811
     tmp_path: Path,
@@ -90,34 +104,34 @@ def test_the_whole_store_s_lock_holds_every_repository(
     other = make_repo(tmp_path / "other")
     hold(crew.server.bob, f"SELECT pg_advisory_xact_lock({LOCK_KEY})")
     crew.alice.lock_patience = 0.5
-    elsewhere = frozenset({lanes.resolve(str(other)).repo_id})
+    elsewhere = frozenset({lane_of(other)})
     with pytest.raises(StoreBusy, match="role bob_desktop"), crew.alice.transaction(elsewhere):
         pass
 
 
-def test_a_lane_of_a_repository_the_transaction_did_not_lock_rolls_it_back(
+def test_a_lane_the_transaction_did_not_lock_rolls_it_back(
     crew: Crew,  # noqa: F811
     repo: Path,
-    tmp_path: Path,
 ):
     store = crew.alice
-    mine, theirs = lanes.resolve(str(tmp_path / "x")), lanes.resolve(str(repo))
+    theirs = lanes.resolve(str(repo))
     their_lane = store.upsert_lane(theirs.repo_id, theirs.root, theirs.repo_name, "main")
-    with pytest.raises(OutOfScope), store.transaction(frozenset({mine.repo_id})):
-        store.upsert_lane(mine.repo_id, mine.root, mine.repo_name, "side")
+    mine = (theirs.repo_id, "side")  # another branch of the same repository
+    with pytest.raises(OutOfScope), store.transaction(frozenset({mine})):
+        store.upsert_lane(theirs.repo_id, theirs.root, theirs.repo_name, "side")
         store.get_lane(their_lane.id)
-    assert store.find_lane(mine.repo_id, "side") is None
+    assert store.find_lane(*mine) is None
     # caught inside, it still does not commit
-    with pytest.raises(OutOfScope), store.transaction(frozenset({mine.repo_id})):
-        store.upsert_lane(mine.repo_id, mine.root, mine.repo_name, "side")
+    with pytest.raises(OutOfScope), store.transaction(frozenset({mine})):
+        store.upsert_lane(theirs.repo_id, theirs.root, theirs.repo_name, "side")
         try:
             store.lane_and_task(their_lane.id)
         except OutOfScope:
             pass
-    assert store.find_lane(mine.repo_id, "side") is None
-    with store.transaction(frozenset({mine.repo_id})):
-        store.upsert_lane(mine.repo_id, mine.root, mine.repo_name, "side")
-    assert store.find_lane(mine.repo_id, "side") is not None
+    assert store.find_lane(*mine) is None
+    with store.transaction(frozenset({mine})):
+        store.upsert_lane(theirs.repo_id, theirs.root, theirs.repo_name, "side")
+    assert store.find_lane(*mine) is not None
 
 
 def test_an_event_whose_lane_is_of_another_repository_is_applied_under_the_whole_lock(
@@ -129,12 +143,12 @@ def test_an_event_whose_lane_is_of_another_repository_is_applied_under_the_whole
     from colony_tasks.relay import apply as apply_mod
 
     store = crew.alice
-    begun: list[frozenset[str] | None] = []
+    begun: list[frozenset[tuple[str, str]] | None] = []
     real_begin = store._begin
 
-    def recording(repos: frozenset[str] | None = None) -> None:
-        begun.append(repos)
-        real_begin(repos)
+    def recording(scope: frozenset[tuple[str, str]] | None = None) -> None:
+        begun.append(scope)
+        real_begin(scope)
 
     monkeypatch.setattr(store, "_begin", recording)
 
@@ -144,19 +158,23 @@ def test_an_event_whose_lane_is_of_another_repository_is_applied_under_the_whole
         return request(event, "claude", payload, json.dumps(payload).encode()).to_wire()
 
     solo = make_repo(tmp_path / "solo")  # no origin: known by its git folder
-    before = lanes.resolve(str(solo)).repo_id
+    before = lane_of(solo)
     start = claude("session-start", "moved-1", solo, source="startup")
     apply_mod.apply_alone(store, wire("session-start", start))
     assert begun == [frozenset({before})]
     # an origin is added: the folder is now that repository, the session's lane the old one
     git(solo, "remote", "add", "origin", "https://example.com/org/solo.git")
-    after = lanes.resolve(str(solo)).repo_id
+    after = lane_of(solo)
     assert after != before
     begun.clear()
     prompt = claude("user-prompt-submit", "moved-1", solo, prompt="after the origin")
     apply_mod.apply_alone(store, wire("user-prompt-submit", prompt))
     assert begun == [frozenset({after}), None]  # missed, then the whole store's lock
     assert prompts_of(crew, "moved-1") == ["after the origin"]  # once
+    from colony_tasks.base import paths
+
+    logged = Path(paths.home(), paths.LOG_NAME).read_text()
+    assert "applied again under the whole store's lock" in logged
 
 
 def two_relays(crew: Crew, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:  # noqa: F811
@@ -220,7 +238,7 @@ def test_items_are_told_once_while_events_and_mcp_calls_of_one_session_race(
     crew: Crew,  # noqa: F811
     repo: Path,
 ):
-    """A session's prompts (its relay: the repository's lock) and its MCP server's reads of
+    """A session's prompts (its relay: the lane's lock) and its MCP server's reads of
     what is new (the whole store's lock) race while another session posts to it: each item is
     given to it once, by one of them."""
     from colony_tasks.domain import sessions
@@ -232,7 +250,7 @@ def test_items_are_told_once_while_events_and_mcp_calls_of_one_session_race(
     try:
         me = sessions.register(relay_store, "told-once", agent="claude", cwd=str(repo)).session
         actions.updates_since(mcp_store, me)  # told of what came before
-        scope = frozenset({lanes.resolve(str(repo)).repo_id})
+        scope = frozenset({lane_of(repo)})
         given: dict[str, list[int]] = {"relay": [], "mcp": []}
         calls = {"relay": 0, "mcp": 0}
         rounds, gate, posted = 25, threading.Barrier(3), threading.Event()
