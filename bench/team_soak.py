@@ -2,7 +2,7 @@
 connection per machine, relay memory flat.
 
     python bench/team_soak.py [--machines 4] [--agents 3] [--minutes 3] [--delay-ms 10]
-                              [--lanes 1] [--seed 7]
+                              [--lanes 1] [--seed 7] [--faults]
 
 A throwaway PostgreSQL server (Debian's binaries, as the team tests start one) behind an
 in-process TCP proxy that delivers every chunk ``--delay-ms`` after it arrives, each way (10 ms
@@ -19,6 +19,12 @@ drained; the server's connections (sampled every 5 s: the most seen, against the
 each relay's resident memory (first and last sample after a warm-up minute, and the most);
 the server's CPU time per event (its processes' user+system time over the run). Prints the
 figures and writes bench/results/team_soak.json. Nothing is asserted.
+
+``--faults`` adds, under that load: the server restarted (at a quarter of the time), the
+proxy cutting every connection mid-whatever (at 45%), one machine's relay killed with SIGKILL
+(at 65%), and a member's connection holding an agent's session row locked in a statement that
+sleeps a minute (at 80%; the server's statement timeout ends it). The counts of lost and
+doubled events are the ones that matter then.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import sys
 import tempfile
 import threading
@@ -167,6 +174,7 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=10.0)
     parser.add_argument("--lanes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--faults", action="store_true", help="restart, cut, kill, lock")
     args = parser.parse_args()
     bindir = pg_bin()
     if bindir is None:
@@ -195,10 +203,14 @@ def main() -> int:
 
         def sample() -> None:
             while not stop.wait(SAMPLE_EVERY):
-                conns = query(
-                    direct,
-                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'colony-tasks'",
-                )[0][0]
+                try:
+                    conns = query(
+                        direct,
+                        "SELECT count(*) FROM pg_stat_activity"
+                        " WHERE application_name = 'colony-tasks'",
+                    )[0][0]
+                except Exception:  # noqa: BLE001 - the server is restarting (--faults)
+                    continue
                 samples.append(
                     {
                         "t": time.monotonic(),
@@ -208,10 +220,49 @@ def main() -> int:
                 )
 
         sampler = threading.Thread(target=sample, daemon=True)
+        faults: list[dict[str, Any]] = []
+
+        def inject(start: float) -> None:
+            total = args.minutes * 60
+            schedule = [
+                (0.25, "server restarted"),
+                (0.45, "connections cut"),
+                (0.65, "relay killed"),
+            ]
+            schedule.append((0.80, "session row locked"))
+            for share, name in schedule:
+                wait = start + share * total - time.monotonic()
+                if stop.wait(max(wait, 0)):
+                    return
+                at = time.monotonic() - start
+                if name == "server restarted":
+                    server.stop("fast")
+                    server.start()
+                elif name == "connections cut":
+                    name += f" ({proxy.cut()})"
+                elif name == "relay killed":
+                    team[1 % len(team)].stop_relay(signal.SIGKILL)
+                else:
+                    threading.Thread(target=hold_row, args=(agents[0].sid,), daemon=True).start()
+                faults.append({"at_s": round(at, 1), "fault": name})
+                _stats.log(f"  fault at {at:.0f} s: {name}")
+
+        def hold_row(sid: str) -> None:
+            try:
+                query(
+                    direct,
+                    f"SELECT pg_sleep(60) FROM sessions WHERE id = '{sid}' FOR UPDATE",
+                )
+            except Exception as error:  # noqa: BLE001 - ended by the statement timeout
+                faults.append({"fault": "row lock ended", "by": type(error).__name__})
+
         cpu0 = postgres_cpu_seconds()
         start = time.monotonic()
         deadline = start + args.minutes * 60
         sampler.start()
+        injector = threading.Thread(target=inject, args=(start,), daemon=True)
+        if args.faults:
+            injector.start()
         _stats.log(f"soak: {len(agents)} agents on {len(team)} machines for {args.minutes} min")
         with ThreadPoolExecutor(len(agents)) as pool:
             for future in [pool.submit(a.run, deadline) for a in agents]:
@@ -239,6 +290,8 @@ def main() -> int:
         applied_for = time.monotonic() - start
         stop.set()
         sampler.join()
+        if args.faults:
+            injector.join()
         cpu = postgres_cpu_seconds() - cpu0
         lost = sum(found[t] == 0 for t in tags)
         doubled = sum(found[t] > 1 for t in tags)
@@ -262,6 +315,7 @@ def main() -> int:
             hook_p50_ms=_stats.percentile(hook_ms, 50),
             hook_p99_ms=_stats.percentile(hook_ms, 99),
             proxy_connections=proxy.connections,
+            faults=faults,
         )
     finally:
         for m in locals().get("team", []):
@@ -283,6 +337,7 @@ def main() -> int:
         "hook_p50_ms",
         "hook_p99_ms",
         "proxy_connections",
+        "faults",
     ):
         value = out.get(key)
         print(f"{key}: {round(value, 2) if isinstance(value, float) else value}")
