@@ -1,6 +1,7 @@
 """Team mode over a slow network (issue 35): throughput and cross-machine warning latency.
 
     python bench/team_wan.py [--delay-ms 10] [--machines 4] [--prompts 20] [--rounds 1]
+                             [--lanes 1]
 
 Starts a throwaway PostgreSQL server (tests/support/pgserver.py: Debian's binaries, loopback, a
 temp folder) and, in this process, a TCP proxy in front of it that delivers every chunk
@@ -16,6 +17,9 @@ bare origin on one branch, all reaching the store through the proxy. Measured pe
   PostToolUse, machine B tries a PreToolUse of an edit touching that line every 50 ms until its
   output names A (capped at 60 s) — once with the team quiet, once while A and the others fire
   ``--prompts`` more prompts each;
+* with ``--lanes K`` (K > 1), the ``--machines`` configurations run once more with the machines
+  spread over K branches of the origin (round robin): events of different lanes do not wait for
+  each other's lock (throughput only);
 * round trips per event kind (1 machine, quiet, its relay warm): client→server chunks through
   the proxy while one SessionStart of a new session, one prompt, one PreToolUse and one
   PostToolUse of an edit and one SessionEnd are applied alone, against the chunks of an idle
@@ -60,9 +64,10 @@ PROBE_EVERY = 0.05
 # -- machines ----------------------------------------------------------------------------
 
 
-def make_team(root: Path, url: str, count: int) -> list[Machine]:
-    """``count`` machines, each a clone of one bare origin on ``feature/wan`` (the same hosted
-    remote, mapped to the origin by insteadOf) with its own HOME and developer."""
+def make_team(root: Path, url: str, count: int, lanes: int = 1) -> list[Machine]:
+    """``count`` machines, each a clone of one bare origin (the same hosted remote, mapped to
+    the origin by insteadOf) with its own HOME and developer, on ``feature/wan`` — or, with
+    ``lanes`` > 1, on one of that many branches of it (round robin)."""
     seed = root / "seed"
     seed.mkdir(parents=True)
     git(seed, "init", "-q")
@@ -80,6 +85,8 @@ def make_team(root: Path, url: str, count: int) -> list[Machine]:
         git(base, "clone", "-q", "-b", "feature/wan", str(origin), str(clone))
         git(clone, "remote", "set-url", "origin", HOSTED)
         git(clone, "config", f"url.{origin}.insteadOf", HOSTED)
+        if lanes > 1 and i % lanes:
+            git(clone, "checkout", "-q", "-b", f"feature/wan-{i % lanes}")
         team.append(Machine(f"box{i}", base / "home", clone, url, f"dev{i}"))
     return team
 
@@ -153,16 +160,27 @@ def probe_until_warned(b: Machine, sid: str, a: Machine, line: str) -> float | N
 
 
 def run_config(
-    server: PgServer, root: Path, label: str, delay: float, machines: int, args: Any
+    server: PgServer,
+    root: Path,
+    label: str,
+    delay: float,
+    machines: int,
+    args: Any,
+    lanes: int = 1,
 ) -> dict[str, Any]:
     direct = server.create_database(label.replace(" ", "_").replace(",", ""))
     open_store(direct).close()  # migrated by the owner, not timed
     proxy = DelayProxy(server.port, delay)
     proxy.start()
     url = f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{proxy.port}/{direct.rsplit('/', 1)[1]}"
-    team = make_team(root / label.replace(" ", "-").replace(",", ""), url, machines)
+    team = make_team(root / label.replace(" ", "-").replace(",", ""), url, machines, lanes)
     sids = [f"agent-{i}" for i in range(machines)]
-    out: dict[str, Any] = {"label": label, "delay_ms": delay * 1000, "machines": machines}
+    out: dict[str, Any] = {
+        "label": label,
+        "delay_ms": delay * 1000,
+        "machines": machines,
+        "lanes": lanes,
+    }
     try:
         for m, sid in zip(team, sids, strict=True):
             m.hook("session-start", claude("session-start", sid, m.clone, source="startup"))
@@ -192,7 +210,7 @@ def run_config(
         _stats.log(f"  {applied}/{want} applied in {elapsed:.1f} s: {applied / elapsed:.2f}/s")
         if machines == 1:
             out["round_trips"] = round_trips(proxy, team[0], sids[0], direct)
-        else:
+        elif lanes == 1:
             out.update(warnings(team, sids, args))
         out["connections"] = proxy.connections
     finally:
@@ -282,23 +300,27 @@ def median_of(rows: list[dict[str, Any]], key: str) -> Any:
 
 def summarise(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     table = []
+
+    def shape(row: dict[str, Any]) -> tuple[int, int]:
+        return row["machines"], row.get("lanes", 1)
+
     loop_rate = {
-        r[0]["machines"]: median_of(r, "events_per_s")
-        for r in runs.values()
-        if not r[0]["delay_ms"]
+        shape(r[0]): median_of(r, "events_per_s") for r in runs.values() if not r[0]["delay_ms"]
     }
     for label, rows in runs.items():
         rate = median_of(rows, "events_per_s")
         row = {
             "label": label,
             "events_per_s": rate,
-            "ratio_to_loopback": rate / loop_rate[rows[0]["machines"]]
-            if rows[0]["machines"] in loop_rate
+            "ratio_to_loopback": rate / loop_rate[shape(rows[0])]
+            if shape(rows[0]) in loop_rate
             else None,
             "all_applied": all(r["complete"] for r in rows),
             "hook_p50_ms": median_of(rows, "hook_p50_ms"),
-            "warn_quiet_s": median_of(rows, "warn_quiet_s") if rows[0]["machines"] > 1 else "—",
-            "warn_loaded_s": median_of(rows, "warn_loaded_s") if rows[0]["machines"] > 1 else "—",
+            "warn_quiet_s": median_of(rows, "warn_quiet_s") if "warn_quiet_s" in rows[0] else "—",
+            "warn_loaded_s": median_of(rows, "warn_loaded_s")
+            if "warn_loaded_s" in rows[0]
+            else "—",
         }
         table.append(row)
     return table
@@ -346,6 +368,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--only", choices=("loopback", "delay"), default=None)
+    parser.add_argument("--lanes", type=int, default=1, help="also spread the machines over K")
     args = parser.parse_args()
     bindir = pg_bin()
     if bindir is None:
@@ -362,11 +385,16 @@ def main() -> int:
     try:
         for r in range(args.rounds):  # interleaved: each round runs every configuration
             for kind, delay in delays.items():
-                for machines in sorted({1, args.machines}):
+                shapes = [(m, 1) for m in sorted({1, args.machines})]
+                if args.lanes > 1 and args.machines > 1:
+                    shapes.append((args.machines, min(args.lanes, args.machines)))
+                for machines, lanes in shapes:
                     rtt = "loopback" if not delay else f"{delay * 2000:.0f} ms round trip"
                     label = f"{rtt}, {machines} machine{'s' if machines > 1 else ''}"
-                    tag = f"r{r}-{kind}-{machines}"
-                    result = run_config(server, root, tag, delay, machines, args)
+                    if lanes > 1:
+                        label += f" on {lanes} branches"
+                    tag = f"r{r}-{kind}-{machines}-{lanes}"
+                    result = run_config(server, root, tag, delay, machines, args, lanes)
                     runs.setdefault(label, []).append(result)
     finally:
         server.destroy()

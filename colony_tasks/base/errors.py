@@ -63,6 +63,19 @@ class StoreUnavailable(Exception):
     retries, not a refusal of the core."""
 
 
+class OutOfScope(Exception):
+    """A team-store transaction begun for some lanes reached another lane (see
+    :meth:`colony_tasks.store.base.StoreBase.transaction`): it is rolled back, and its caller
+    runs it again with the whole store's lock. Not a :class:`ColonyError`: nothing was
+    refused, the caller guessed its lanes wrong."""
+
+    def __init__(self, repo_id: str, branch: str) -> None:
+        super().__init__(
+            f"the transaction reached the lane {repo_id!r} @ {branch!r}, which it did not lock"
+        )
+        self.repo_id, self.branch = repo_id, branch
+
+
 class StoreBusy(StoreUnavailable):
     """The team store's write lock stayed held by another connection (a member's session
     that holds it open, or a long maintenance run) for longer than a caller waits; the

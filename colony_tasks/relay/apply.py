@@ -9,8 +9,10 @@ agent: ``{"context": ..., "deny": ...}``. Events the core marks for exactly-once
 transaction as their effects, so an event delivered twice — by a hook installed twice, or by a
 client that fell back after its relay died mid-event — acts once. :func:`apply_batch` applies
 consecutive events in one transaction (the team relay's spooled rows: one write lock and one
-commit for several events). Change *how an event is applied* here; change *what it does* in
-:mod:`colony_tasks.usecases.events`.
+commit for several events). On a team store an event locks only its folder's lane
+(:func:`lanes_of`; :meth:`colony_tasks.store.base.StoreBase.transaction`), and runs again under
+the whole store's lock when it reached another. Change *how an event is applied* here; change
+*what it does* in :mod:`colony_tasks.usecases.events`.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..base import paths
+from ..base import lanes, paths
 from ..base.agent_events import EVENTS, is_tool_action
+from ..base.errors import OutOfScope
 from ..base.text import utf8_safe
 from ..render import briefing
 from ..store import Store, open_local
@@ -156,6 +159,34 @@ class BatchFailed(Exception):
         self.index = index
 
 
+def lanes_of(store: Store, requests: Sequence[dict[str, Any]]) -> frozenset[tuple[str, str]] | None:
+    """The lanes events of ``requests`` are about, to lock on a team store: each one's
+    folder's (an event moves its session to its folder's lane first, see
+    :func:`colony_tasks.usecases.events._session`). None — the whole store — on one SQLite
+    file (one writer whatever they are) or when an event names no folder."""
+    if store.backend == "sqlite":
+        return None
+    folders = [request.get("cwd") for request in requests]
+    if not all(isinstance(folder, str) and folder for folder in folders):
+        return None
+    found = [lanes.resolve(str(folder)) for folder in folders]
+    return frozenset((lane.repo_id, lane.branch) for lane in found)
+
+
+def apply_alone(store: Store, request: dict[str, Any]) -> dict[str, Any]:
+    """:func:`apply` in a transaction of its own that locks the event's lane
+    (:func:`lanes_of`), and again under the whole store's lock when it reached another."""
+    scope = lanes_of(store, [request])
+    if scope is not None:
+        try:
+            with store.transaction(scope):
+                return apply(store, request)
+        except OutOfScope as missed:
+            _missed(missed)  # rolled back: nothing of it was applied
+    with store.transaction():
+        return apply(store, request)
+
+
 def apply_batch(
     store: Store,
     requests: Sequence[dict[str, Any]],
@@ -168,11 +199,38 @@ def apply_batch(
     the batch commits whole or not at all. No request is started once ``budget`` seconds have
     passed (the transaction holds the store's write lock): the replies are then fewer than the
     requests, and the rest wait for the next batch. ``starting`` is called as each request
-    starts. Any other exception rolls the whole batch back and raises :class:`BatchFailed`,
-    the exception chained as its cause."""
+    starts. The transaction locks the requests' lanes (:func:`lanes_of`); a batch that
+    reached another runs again under the whole store's lock. Any other exception rolls
+    the whole batch back and raises :class:`BatchFailed`, the exception chained as its
+    cause."""
+    scope = lanes_of(store, requests)
+    if scope is not None:
+        try:
+            return _batch(store, requests, budget, starting, scope)
+        except (OutOfScope, BatchFailed) as error:
+            missed = error if isinstance(error, OutOfScope) else error.__cause__
+            if not isinstance(missed, OutOfScope):
+                raise
+            _missed(missed)
+    return _batch(store, requests, budget, starting, None)
+
+
+def _missed(error: OutOfScope) -> None:
+    """Logged: an event that reached another lane than its folder's is applied again under
+    the whole store's lock (rare; frequent lines mean events wait for each other needlessly)."""
+    paths.log(f"relay: {error}; applied again under the whole store's lock")
+
+
+def _batch(
+    store: Store,
+    requests: Sequence[dict[str, Any]],
+    budget: float | None,
+    starting: Callable[[], None] | None,
+    scope: frozenset[tuple[str, str]] | None,
+) -> list[dict[str, Any] | BadRequest]:
     replies: list[dict[str, Any] | BadRequest] = []
     start = time.monotonic()
-    with store.transaction():
+    with store.transaction(scope):
         for index, request in enumerate(requests):
             if replies and budget is not None and time.monotonic() - start > budget:
                 break

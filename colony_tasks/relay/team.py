@@ -2,15 +2,18 @@
 
 Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.hooks.spool`),
 so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
-order, the rows waiting at once in batches: each batch one transaction (one write lock, one
-commit) holding every event's effects and its idempotency key
+order, the rows waiting at once in batches: each batch one transaction (one lock of its events'
+lanes, one commit) holding every event's effects and its idempotency key
 (:func:`colony_tasks.relay.apply.apply_batch`), so a relay killed at any point never applies an
 event twice and never loses one. A batch one of whose events fails (the core refuses it, a
 statement fails) is rolled back whole and its rows up to that one are applied one transaction
 each, as a lone row always is. When the server is away it backs off (0.2 s doubling to 10 s) and
 answers hooks at once; each session is told once that the team store is unreachable and once
 that it is back. A reply its hook did not wait for is shown at the session's next hook that
-can show context, once (:mod:`colony_tasks.relay.late`).
+can show context, once (:mod:`colony_tasks.relay.late`). The relay holds one connection to the
+server: searches and wake waits use the worker's (each statement, or the worker's whole batch,
+at a time), so a machine costs the team's server one connection, however many sessions it
+runs.
 """
 
 from __future__ import annotations
@@ -82,8 +85,7 @@ class TeamRelay(Relay):
         self.backoff = BACKOFF_FIRST
         self.last_prune = time.time()
         self.prune = False
-        self._search_store: PgStore | None = None
-        self._wake_store: PgStore | None = None
+        self._connecting = threading.Lock()  # the worker, a search and a wait may connect
         self.busy_since: float | None = None
         self.busy_limit = SLOW_EVENT
         self.worker = threading.Thread(target=self.work, name="relay-worker", daemon=True)
@@ -135,6 +137,10 @@ class TeamRelay(Relay):
                 rows = rows[settled:]
 
     def _connect(self) -> bool:
+        with self._connecting:
+            return self._connected()
+
+    def _connected(self) -> bool:
         if self.store is not None:
             return True
         if time.monotonic() < self.retry_at:
@@ -220,8 +226,7 @@ class TeamRelay(Relay):
         try:
             request = json.loads(row["payload"])
             self.busy_since = time.monotonic()
-            with store.transaction():
-                reply = apply_mod.apply(store, request)
+            reply = apply_mod.apply_alone(store, request)
         except apply_mod.BadRequest as error:
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
@@ -345,23 +350,15 @@ class TeamRelay(Relay):
         )
 
     def search_store(self) -> PgStore | None:
-        if self._search_store is None:
-            try:
-                self._search_store = PgStore(self.url, timeout=CONNECT_TIMEOUT)
-            except Exception as error:  # noqa: BLE001
-                paths.log(f"relay: search could not reach the team store: {type(error).__name__}")
-                return None
-        return self._search_store
+        """The worker's connection (connected now if it is not yet, unless the server is
+        away and not yet due to be tried again): the store serialises its statements, so a
+        search waits at most for the batch being applied."""
+        return self.store if self._connect() else None
 
     def wake_store(self) -> PgStore | None:
-        """The wake waits' own connection (they ask once a second while sessions wait)."""
-        if self._wake_store is None:
-            try:
-                self._wake_store = PgStore(self.url, timeout=CONNECT_TIMEOUT)
-            except Exception as error:  # noqa: BLE001
-                paths.log(f"relay: waits could not reach the team store: {type(error).__name__}")
-                return None
-        return self._wake_store
+        """The worker's connection, as for :meth:`search_store` (the waits ask once a second
+        while sessions wait)."""
+        return self.store if self._connect() else None
 
     def idle(self) -> bool:
         return super().idle() and not self.outbox.counts()["pending"]
@@ -381,9 +378,6 @@ class TeamRelay(Relay):
             self.worker.join(SERVE_WAIT)
         if self.store is not None:
             self.store.close()
-        for extra in (self._search_store, self._wake_store):
-            if extra is not None:
-                extra.close()
 
 
 def speaks(event: str, session: str) -> bool:

@@ -124,16 +124,29 @@ class StoreBase:
 
     # -- transactions ----------------------------------------------------------------------
 
-    def _begin(self) -> None:
-        """Open the outermost transaction (a backend may take a lock here as well)."""
+    def _begin(self, lanes: frozenset[tuple[str, str]] | None = None) -> None:
+        """Open the outermost transaction (a backend may take a lock here as well: ``lanes``,
+        the lanes it is about, see :meth:`transaction`)."""
         self.conn.execute("BEGIN IMMEDIATE")
 
     def _finish(self, commit: bool) -> None:
         self.conn.execute("COMMIT" if commit else "ROLLBACK")
 
-    def transaction(self) -> _Transaction:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any exception. Nests."""
-        return _Transaction(self)
+    def transaction(self, lanes: frozenset[tuple[str, str]] | None = None) -> _Transaction:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any exception. Nests.
+
+        ``lanes``: the lanes, as (``repo_id``, ``branch``), an outermost transaction is about,
+        when its caller knows them (a relayed hook event: its folder's). One SQLite file has
+        one writer whatever they are; a team store then locks only those lanes, so machines
+        on other lanes do not wait for it, and another lane it reaches raises
+        :class:`colony_tasks.base.errors.OutOfScope` (see :meth:`check_lane`). Ignored by a
+        nested transaction."""
+        return _Transaction(self, lanes)
+
+    def check_lane(self, repo_id: str, branch: str) -> None:
+        """Raise :class:`colony_tasks.base.errors.OutOfScope` when the open transaction was
+        begun for other lanes than (``repo_id``, ``branch``) (see :meth:`transaction`).
+        Nothing to check on one SQLite file."""
 
     def _all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -155,17 +168,18 @@ class _Transaction:
     every hook process.
     """
 
-    __slots__ = ("store",)
+    __slots__ = ("lanes", "store")
 
-    def __init__(self, store: StoreBase) -> None:
+    def __init__(self, store: StoreBase, lanes: frozenset[tuple[str, str]] | None = None) -> None:
         self.store = store
+        self.lanes = lanes
 
     def __enter__(self) -> sqlite3.Connection:
         store = self.store
         store._lock.acquire()
         try:
             if store._depth == 0:
-                store._begin()
+                store._begin(self.lanes)
             store._depth += 1
         except BaseException:
             store._lock.release()

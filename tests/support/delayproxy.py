@@ -11,7 +11,7 @@ import time
 class DelayProxy:
     """A TCP proxy on 127.0.0.1 delivering every chunk ``delay`` seconds after it arrived, in
     each direction, order kept (a pipe, not a stop-and-wait: chunks in flight overlap). Counts
-    chunks and connections."""
+    chunks and connections; :meth:`cut` drops every open connection (a network fault)."""
 
     def __init__(self, target_port: int, delay: float) -> None:
         self.target_port = target_port
@@ -20,6 +20,7 @@ class DelayProxy:
         self.down_chunks = 0
         self.connections = 0
         self.port = 0
+        self._open: set[asyncio.StreamWriter] = set()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -27,6 +28,22 @@ class DelayProxy:
     def start(self) -> None:
         self._thread.start()
         self._ready.wait(10)
+
+    def cut(self) -> int:
+        """Close every connection open through the proxy, both ends, mid-whatever it was
+        doing; how many were cut. New connections go through as before."""
+
+        def close_all() -> int:
+            writers = list(self._open)
+            for writer in writers:
+                writer.transport.abort()
+            return len(writers) // 2
+
+        return asyncio.run_coroutine_threadsafe(self._call(close_all), self._loop).result(10)
+
+    @staticmethod
+    async def _call(function):  # type: ignore[no-untyped-def]
+        return function()
 
     def stop(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
@@ -47,11 +64,13 @@ class DelayProxy:
         except OSError:
             client_w.close()
             return
+        self._open.update((client_w, server_w))
         await asyncio.gather(
             self._pipe(client_r, server_w, up=True),
             self._pipe(server_r, client_w, up=False),
             return_exceptions=True,
         )
+        self._open.difference_update((client_w, server_w))
 
     async def _pipe(self, reader, writer, *, up: bool) -> None:
         queue: asyncio.Queue = asyncio.Queue()
