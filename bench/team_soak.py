@@ -2,7 +2,7 @@
 connection per machine, relay memory flat.
 
     python bench/team_soak.py [--machines 4] [--agents 3] [--minutes 3] [--delay-ms 10]
-                              [--lanes 1] [--seed 7] [--faults]
+                              [--lanes 1] [--pace 1.0] [--seed 7] [--faults]
 
 A throwaway PostgreSQL server (Debian's binaries, as the team tests start one) behind an
 in-process TCP proxy that delivers every chunk ``--delay-ms`` after it arrives, each way (10 ms
@@ -11,11 +11,12 @@ origin, over ``--lanes`` branches of it, round robin), each running ``--agents``
 agents for ``--minutes``. An agent is a session that, until the time is up, picks its next act
 at random (seeded): a prompt, an edit of core.py (PreToolUse, the change, PostToolUse), a shell
 command (PreToolUse and PostToolUse of Bash), a Stop — every hook through the installed console
-script, as fast as it returns. Every prompt and command carries a unique tag.
+script — then thinks for about ``--pace`` seconds (0.5 to 1.5 times it; 0: as fast as the
+hooks return). Every prompt and command carries a unique tag.
 
 Measured: events fired and applied, per second; each tagged prompt and command found in the
-store exactly once (lost: fired, never stored; doubled: stored twice) once every outbox
-drained; the server's connections (sampled every 5 s: the most seen, against the machines);
+store exactly once (doubled: stored twice; pending: still in an outbox when the drain stopped
+making progress; lost: neither stored nor pending); the server's connections (sampled every 5 s: the most seen, against the machines);
 each relay's resident memory (first and last sample after a warm-up minute, and the most);
 the server's CPU time per event (its processes' user+system time over the run). Prints the
 figures and writes bench/results/team_soak.json. Nothing is asserted.
@@ -56,7 +57,7 @@ from tests.support.pgserver import PASSWORD, USER, PgServer, pg_bin  # noqa: E40
 from tests.support.teamutil import Machine  # noqa: E402
 
 SAMPLE_EVERY = 5.0
-DRAIN_CAP = 300.0
+STALLED = 60.0  # the drain stops once the store has taken nothing more for this long
 
 
 def query(direct: str, sql: str) -> list[tuple[Any, ...]]:
@@ -72,6 +73,22 @@ def query(direct: str, sql: str) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in cursor.fetchall()]
     finally:
         conn.close()
+
+
+def pending(machine: Machine) -> tuple[int, set[str]]:
+    """Rows still waiting in the machine's outbox (not yet applied), and the tags they hold."""
+    import re
+    import sqlite3
+
+    path = machine.outbox()
+    if not path.exists():
+        return 0, set()
+    conn = sqlite3.connect(path)
+    try:
+        rows = [str(r[0]) for r in conn.execute("SELECT payload FROM outbox")]
+    finally:
+        conn.close()
+    return len(rows), {t for r in rows for t in re.findall(r"soak-m\d+a\d+-[pc]\d+", r)}
 
 
 def rss_kb(pid: int | None) -> int | None:
@@ -108,8 +125,10 @@ def postgres_cpu_seconds() -> float:
 class Agent:
     """One simulated agent: a session on a machine, firing hooks until ``deadline``."""
 
-    def __init__(self, machine: Machine, sid: str, line: int, rng: random.Random) -> None:
-        self.machine, self.sid, self.line, self.rng = machine, sid, line, rng
+    def __init__(
+        self, machine: Machine, sid: str, line: int, rng: random.Random, pace: float
+    ) -> None:
+        self.machine, self.sid, self.line, self.rng, self.pace = machine, sid, line, rng, pace
         self.tags: list[str] = []
         self.events = 0
         self.hook_ms: list[float] = []
@@ -164,6 +183,9 @@ class Agent:
                 self.hook("post-tool-use", post)
             else:
                 self.hook("stop", claude("stop", sid, m.clone))
+            if self.pace:
+                think = self.pace * self.rng.uniform(0.5, 1.5)
+                time.sleep(max(min(think, deadline - time.monotonic()), 0.0))
 
 
 def main() -> int:
@@ -173,6 +195,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=3.0)
     parser.add_argument("--delay-ms", type=float, default=10.0)
     parser.add_argument("--lanes", type=int, default=1)
+    parser.add_argument("--pace", type=float, default=1.0, help="seconds between acts")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--faults", action="store_true", help="restart, cut, kill, lock")
     args = parser.parse_args()
@@ -194,7 +217,13 @@ def main() -> int:
         team = make_team(root, url, args.machines, args.lanes)
         rng = random.Random(args.seed)
         agents = [
-            Agent(m, f"m{i}a{j}", 2 + (i * args.agents + j) % 38, random.Random(rng.random()))
+            Agent(
+                m,
+                f"m{i}a{j}",
+                2 + (i * args.agents + j) % 38,
+                random.Random(rng.random()),
+                args.pace,
+            )
             for i, m in enumerate(team)
             for j in range(args.agents)
         ]
@@ -280,20 +309,25 @@ def main() -> int:
             )
             return Counter(str(r[0]).removeprefix("echo ") for r in rows)
 
-        drain_start = time.monotonic()
         found = stored()
+        progress_at, have = time.monotonic(), sum(found.values())
         while sum(found[t] > 0 for t in tags) < len(tags):
-            if time.monotonic() - drain_start > DRAIN_CAP:
+            if time.monotonic() - progress_at > STALLED:
                 break
             time.sleep(1.0)
             found = stored()
+            if sum(found.values()) > have:
+                progress_at, have = time.monotonic(), sum(found.values())
         applied_for = time.monotonic() - start
+        waits = [pending(m) for m in team]
+        waiting = sum(n for n, _ in waits)
+        spooled = set().union(*(held for _, held in waits))
         stop.set()
         sampler.join()
         if args.faults:
             injector.join()
         cpu = postgres_cpu_seconds() - cpu0
-        lost = sum(found[t] == 0 for t in tags)
+        missing = sum(found[t] == 0 for t in tags)
         doubled = sum(found[t] > 1 for t in tags)
         warm = [s for s in samples if s["t"] - start >= 60] or samples
         rss = [[s["rss_kb"][i] for s in warm if s["rss_kb"][i]] for i in range(len(team))]
@@ -304,7 +338,9 @@ def main() -> int:
             applied_seconds=applied_for,
             events_per_s=fired / applied_for,
             tagged=len(tags),
-            lost=lost,
+            missing=missing,
+            outbox_rows_pending=waiting,
+            lost=sum(found[t] == 0 and t not in spooled for t in tags),
             doubled=doubled,
             max_connections=max((s["connections"] for s in samples), default=None),
             machines=len(team),
@@ -328,6 +364,8 @@ def main() -> int:
         "applied_seconds",
         "events_per_s",
         "tagged",
+        "missing",
+        "outbox_rows_pending",
         "lost",
         "doubled",
         "machines",
