@@ -35,7 +35,6 @@ import os
 import random
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -48,12 +47,12 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
-from team_wan import edit_input, make_team  # noqa: E402
+from team_wan import edit_input, make_team, throwaway_server  # noqa: E402
 
 from colony_tasks.store import open_store  # noqa: E402
 from tests.support.delayproxy import DelayProxy  # noqa: E402
 from tests.support.hookrun import claude  # noqa: E402
-from tests.support.pgserver import PASSWORD, USER, PgServer, pg_bin  # noqa: E402
+from tests.support.pgserver import PASSWORD, USER  # noqa: E402
 from tests.support.teamutil import Machine  # noqa: E402
 
 SAMPLE_EVERY = 5.0
@@ -199,14 +198,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--faults", action="store_true", help="restart, cut, kill, lock")
     args = parser.parse_args()
-    bindir = pg_bin()
-    if bindir is None:
-        raise SystemExit("PostgreSQL binaries not found: run `make postgres` first")
-    print(_stats.machine_line(_stats.machine_info()))
-    root = Path(tempfile.mkdtemp(prefix="colony-bench-soak-"))
-    os.environ.pop("COLONY_TASKS_DATABASE_URL", None)
-    server = PgServer(bindir)
-    server.start()
+    root, server = throwaway_server("colony-bench-soak-")
     proxy = DelayProxy(server.port, args.delay_ms / 1000)
     out: dict[str, Any] = {"args": vars(args)}
     try:

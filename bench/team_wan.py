@@ -360,6 +360,20 @@ def print_round_trips(runs: dict[str, list[dict[str, Any]]]) -> None:
         print(f"| {label} | " + " | ".join(str(found[k]) for k in kinds) + f" | {found['idle']} |")
 
 
+def throwaway_server(prefix: str) -> tuple[Path, PgServer]:
+    """A temp folder and a started PostgreSQL server of Debian's binaries for a team benchmark
+    (the machine's line printed first; this process's own store setting dropped)."""
+    bindir = pg_bin()
+    if bindir is None:
+        raise SystemExit("PostgreSQL binaries not found: run `make postgres` first")
+    print(_stats.machine_line(_stats.machine_info()))
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    os.environ.pop("COLONY_TASKS_DATABASE_URL", None)
+    server = PgServer(bindir)
+    server.start()
+    return root, server
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delay-ms", type=float, default=10.0)
@@ -370,14 +384,7 @@ def main() -> int:
     parser.add_argument("--only", choices=("loopback", "delay"), default=None)
     parser.add_argument("--lanes", type=int, default=1, help="also spread the machines over K")
     args = parser.parse_args()
-    bindir = pg_bin()
-    if bindir is None:
-        raise SystemExit("PostgreSQL binaries not found: run `make postgres` first")
-    print(_stats.machine_line(_stats.machine_info()))
-    root = Path(tempfile.mkdtemp(prefix="colony-bench-wan-"))
-    os.environ.pop("COLONY_TASKS_DATABASE_URL", None)
-    server = PgServer(bindir)
-    server.start()
+    root, server = throwaway_server("colony-bench-wan-")
     delays = {"loopback": 0.0, "delay": args.delay_ms / 1000}
     if args.only:
         delays = {args.only: delays[args.only]}
