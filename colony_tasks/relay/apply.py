@@ -18,7 +18,7 @@ the whole store's lock when it reached another. Change *how an event is applied*
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..base import lanes, paths
 from ..base.agent_events import EVENTS, is_tool_action
@@ -35,6 +35,9 @@ from .wire import EventRequest, ToolCall
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+
+T = TypeVar("T")
 
 
 class BadRequest(ValueError):
@@ -176,15 +179,12 @@ def lanes_of(store: Store, requests: Sequence[dict[str, Any]]) -> frozenset[tupl
 def apply_alone(store: Store, request: dict[str, Any]) -> dict[str, Any]:
     """:func:`apply` in a transaction of its own that locks the event's lane
     (:func:`lanes_of`), and again under the whole store's lock when it reached another."""
-    scope = lanes_of(store, [request])
-    if scope is not None:
-        try:
-            with store.transaction(scope):
-                return apply(store, request)
-        except OutOfScope as missed:
-            _missed(missed)  # rolled back: nothing of it was applied
-    with store.transaction():
-        return apply(store, request)
+
+    def alone(scope: frozenset[tuple[str, str]] | None) -> dict[str, Any]:
+        with store.transaction(scope):
+            return apply(store, request)
+
+    return _scoped(lanes_of(store, [request]), alone)
 
 
 def apply_batch(
@@ -203,22 +203,27 @@ def apply_batch(
     reached another runs again under the whole store's lock. Any other exception rolls
     the whole batch back and raises :class:`BatchFailed`, the exception chained as its
     cause."""
-    scope = lanes_of(store, requests)
+    return _scoped(
+        lanes_of(store, requests), lambda scope: _batch(store, requests, budget, starting, scope)
+    )
+
+
+def _scoped(
+    scope: frozenset[tuple[str, str]] | None,
+    work: Callable[[frozenset[tuple[str, str]] | None], T],
+) -> T:
+    """``work(scope)``; when it reached another lane (:class:`OutOfScope`, alone or as a
+    failed batch's cause: rolled back, nothing of it applied), logged and ``work(None)``, under
+    the whole store's lock (rare; frequent lines mean events wait for each other needlessly)."""
     if scope is not None:
         try:
-            return _batch(store, requests, budget, starting, scope)
+            return work(scope)
         except (OutOfScope, BatchFailed) as error:
             missed = error if isinstance(error, OutOfScope) else error.__cause__
             if not isinstance(missed, OutOfScope):
                 raise
-            _missed(missed)
-    return _batch(store, requests, budget, starting, None)
-
-
-def _missed(error: OutOfScope) -> None:
-    """Logged: an event that reached another lane than its folder's is applied again under
-    the whole store's lock (rare; frequent lines mean events wait for each other needlessly)."""
-    paths.log(f"relay: {error}; applied again under the whole store's lock")
+            paths.log(f"relay: {missed}; applied again under the whole store's lock")
+    return work(None)
 
 
 def _batch(
