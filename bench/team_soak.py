@@ -47,7 +47,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import _stats  # noqa: E402
-from team_wan import edit_input, make_team, throwaway_server  # noqa: E402
+from team_wan import edit_input, make_team, query, throwaway_server  # noqa: E402
 
 from colony_tasks.store import open_store  # noqa: E402
 from tests.support.delayproxy import DelayProxy  # noqa: E402
@@ -57,21 +57,6 @@ from tests.support.teamutil import Machine  # noqa: E402
 
 SAMPLE_EVERY = 5.0
 STALLED = 60.0  # the drain stops once the store has taken nothing more for this long
-
-
-def query(direct: str, sql: str) -> list[tuple[Any, ...]]:
-    import pg8000.dbapi
-
-    port, database = direct.rsplit(":", 1)[1].split("/")
-    conn = pg8000.dbapi.connect(
-        user=USER, password=PASSWORD, host="127.0.0.1", port=int(port), database=database
-    )
-    try:
-        cursor = conn.cursor()
-        cursor.execute(sql)
-        return [tuple(r) for r in cursor.fetchall()]
-    finally:
-        conn.close()
 
 
 def pending(machine: Machine) -> tuple[int, set[str]]:

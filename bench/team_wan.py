@@ -91,7 +91,8 @@ def make_team(root: Path, url: str, count: int, lanes: int = 1) -> list[Machine]
     return team
 
 
-def count_prompts(direct: str) -> int:
+def query(direct: str, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` on the database of ``direct`` (as its owner, not through the proxy)."""
     import pg8000.dbapi
 
     port, database = direct.rsplit(":", 1)[1].split("/")
@@ -100,10 +101,14 @@ def count_prompts(direct: str) -> int:
     )
     try:
         cursor = conn.cursor()
-        cursor.execute("SELECT count(*) FROM observations WHERE kind = 'prompt'")
-        return int(cursor.fetchone()[0])
+        cursor.execute(sql)
+        return [tuple(r) for r in cursor.fetchall()]
     finally:
         conn.close()
+
+
+def count_prompts(direct: str) -> int:
+    return int(query(direct, "SELECT count(*) FROM observations WHERE kind = 'prompt'")[0][0])
 
 
 def wait_count(counter: Callable[[], int], want: int, timeout: float) -> tuple[float, int]:

@@ -32,18 +32,13 @@ class DelayProxy:
     def cut(self) -> int:
         """Close every connection open through the proxy, both ends, mid-whatever it was
         doing; how many were cut. New connections go through as before."""
+        return asyncio.run_coroutine_threadsafe(self._abort_all(), self._loop).result(10)
 
-        def close_all() -> int:
-            writers = list(self._open)
-            for writer in writers:
-                writer.transport.abort()
-            return len(writers) // 2
-
-        return asyncio.run_coroutine_threadsafe(self._call(close_all), self._loop).result(10)
-
-    @staticmethod
-    async def _call(function):  # type: ignore[no-untyped-def]
-        return function()
+    async def _abort_all(self) -> int:
+        writers = list(self._open)
+        for writer in writers:
+            writer.transport.abort()
+        return len(writers) // 2
 
     def stop(self) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
