@@ -202,7 +202,7 @@ def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
-    """Record the prompt and deliver what is new since the session's last turn. The prompt a
+    """Deliver what is new since the session's last turn and record the prompt. The prompt a
     woken turn starts with (its first event since a wake) is colony-tasks' own delivery, not
     its human's: it is not recorded, so it resets no loop guard (:func:`wake.woken_turn`).
     A subagent's prompt (Copilot CLI sends its task so) is its parent's word to it, not the
@@ -214,9 +214,12 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     woken = wake.woken_turn(store, stored)
     here = records.here_of(store, _settle(store, event, stored), event.cwd)
     me = here.session
+    # Told first, recorded last: the prompt is the event's one item, and on a team store the
+    # lane's task is locked from its first item to the commit (other machines' items wait).
+    told = Result(me, updates=delivery.news(store, me), **_inbox(store, me, directed=False))
     if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
-    return Result(me, updates=delivery.news(store, me), **_inbox(store, me, directed=False))
+    return told
 
 
 def checks_before(tool: ToolUse) -> bool:
