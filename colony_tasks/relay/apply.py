@@ -183,8 +183,10 @@ def apply_batch(
     store, and is dropped). Each event claims its idempotency key in that transaction (:func:`apply`), so
     the batch commits whole or not at all. No request is started once ``budget`` seconds have
     passed (the transaction holds the store's write lock): the replies are then fewer than the
-    requests, and the rest wait for the next batch. ``starting`` is called as each request
-    starts. The transaction is shared (see :func:`_shared`). Any other exception rolls the
+    requests, and the rest wait for the next batch; so they do once an event has written into
+    a task of a team store (the task is locked until the commit: other machines' events that
+    write there wait for it). ``starting`` is called as each request starts. The transaction
+    is shared (see :func:`_shared`). Any other exception rolls the
     whole batch back and raises :class:`BatchFailed`, the exception chained as its cause."""
     return _shared(lambda shared: _batch(store, requests, budget, starting, shared))
 
@@ -216,6 +218,8 @@ def _batch(
     with store.transaction(shared):
         for index, request in enumerate(requests):
             if replies and budget is not None and time.monotonic() - start > budget:
+                break
+            if replies and store.holds_locks():  # others wait for this commit: no more now
                 break
             if starting is not None:
                 starting()

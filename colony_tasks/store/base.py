@@ -149,6 +149,11 @@ class StoreBase:
         their transactions commit, which the delivery and live cursors rely on. One SQLite
         file has one writer: nothing to lock."""
 
+    def holds_locks(self) -> bool:
+        """Whether the open shared transaction holds a task's or a lane's lock (other machines'
+        events that write there wait for its commit). Never on one SQLite file."""
+        return False
+
     def lock_lane(self, lane_id: int) -> None:
         """Hold the lane for the rest of the open transaction (called before its task is looked
         for and opened, so two machines make one). Nothing to lock on one SQLite file."""

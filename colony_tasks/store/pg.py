@@ -377,6 +377,9 @@ class PgStore(Store):
     def lock_task(self, task_id: int) -> None:
         self._take(TASK_LOCK_CLASS, task_id)
 
+    def holds_locks(self) -> bool:
+        return bool(self._held)
+
     def lock_lane(self, lane_id: int) -> None:
         self._take(LANE_LOCK_CLASS, lane_id)
 

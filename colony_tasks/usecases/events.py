@@ -336,6 +336,8 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
     recorded and warned about like any other command's; the command is recorded as failed."""
     here = _here(store, event)
     me = here.session
+    # What it is told is read first, and its items are written last (see prompt).
+    inbox = _inbox(store, me, directed=True)
     extra = _meta(event, failed)
     conflicts: tuple[PathConflict, ...] = ()
     overlaps: tuple[Overlap, ...] = ()
@@ -354,13 +356,7 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
             conflicts, overlaps = _after_edit(
                 store, here, tool._replace(paths=tuple(changed)), extra
             )
-    return Result(
-        me,
-        conflicts=conflicts,
-        overlaps=overlaps,
-        after=True,
-        **_inbox(store, me, directed=True),
-    )
+    return Result(me, conflicts=conflicts, overlaps=overlaps, after=True, **inbox)
 
 
 def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
@@ -386,9 +382,9 @@ def _after_edit(
     forked = regions_mod.fork_bases(root, rel, here.lane)  # git before the transaction
     with store.transaction():
         found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
-        records.record_here_edit(store, here, rel, tool.name, extra)
         claims_mod.claim_edited(store, here.session, rel, here.lane, here.task_id)
         forecast = regions_mod.after_edit(store, here.session, here.lane, root, rel, forked)
+        records.record_here_edit(store, here, rel, tool.name, extra)
     return tuple(c for c in found if c.live), forecast.fresh
 
 

@@ -134,61 +134,103 @@ def test_the_whole_store_s_lock_holds_every_event_and_an_event_holds_it(
         pass
 
 
-def test_two_machines_batches_crossing_on_two_tasks_are_each_applied_once(
+def test_two_machines_crossing_on_two_tasks_wait_for_one_undone(
     crew: Crew,  # noqa: F811
     repo: Path,
     tmp_path: Path,
 ):
-    """Machine A's batch writes into main's task, then side's; B's into side's, then main's,
-    at the same moment: the server undoes one (a deadlock), which runs again under the whole
-    lock once the other has committed. Nothing lost, nothing twice, the fallback logged."""
+    """Machine A's transaction locks main's task, then side's; B's side's, then main's, at
+    the same moment: the server undoes one (:class:`Contended`), the other commits."""
+    from colony_tasks.base.errors import Contended
     from colony_tasks.domain import sessions
-    from colony_tasks.relay import apply as apply_mod
     from colony_tasks.store import open_store
 
     side = side_branch(repo, tmp_path)
-    machines = {name: open_store(crew.server.alice) for name in "ab"}
+    a, b = open_store(crew.server.alice), open_store(crew.server.alice)
     try:
-        for name, store in machines.items():
-            for folder in (repo, side):
-                sid = f"{name}-{folder.name}"
-                sessions.register(store, sid, agent="claude", cwd=str(folder))
-        order = {"a": (repo, side), "b": (side, repo)}
-        gate = threading.Barrier(2)
-        replies: dict[str, list[Any]] = {}
+        tasks = [
+            sessions.register(a, f"cross-{f.name}", agent="claude", cwd=str(f)).task.id
+            for f in (repo, side)
+        ]
+        gate, outcome = threading.Barrier(2), {}
 
-        def batch(name: str) -> None:
-            started = [0]
-
-            def starting() -> None:
-                started[0] += 1
-                if started[0] == 2:  # both hold their first task before either goes on
+        def cross(name: str, store: PgStore, first: int, then: int) -> None:
+            try:
+                with store.transaction(shared=True):
+                    store.lock_task(first)
                     gate.wait(timeout=10)
+                    store.lock_task(then)
+                outcome[name] = "committed"
+            except Contended:
+                outcome[name] = "undone"
 
-            requests = [
-                wire(
-                    "user-prompt-submit",
-                    claude("user-prompt-submit", f"{name}-{f.name}", f, prompt=f"{name} {i}"),
-                )
-                for i, f in enumerate(order[name])
-            ]
-            replies[name] = apply_mod.apply_batch(machines[name], requests, None, starting)
-
-        threads = [threading.Thread(target=batch, args=(name,)) for name in machines]
+        threads = [
+            threading.Thread(target=cross, args=("a", a, *tasks)),
+            threading.Thread(target=cross, args=("b", b, *reversed(tasks))),
+        ]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=60)
-        assert {name: len(r) for name, r in replies.items()} == {"a": 2, "b": 2}
-        assert prompts_of(crew, f"a-{repo.name}") == ["a 0"]
-        assert prompts_of(crew, f"a-{side.name}") == ["a 1"]
-        assert prompts_of(crew, f"b-{side.name}") == ["b 0"]
-        assert prompts_of(crew, f"b-{repo.name}") == ["b 1"]
-        logged = Path(paths.home(), paths.LOG_NAME).read_text()
-        assert logged.count("applied again under the whole store's lock") == 1
+        assert sorted(outcome.values()) == ["committed", "undone"]
     finally:
-        for store in machines.values():
-            store.close()
+        a.close()
+        b.close()
+
+
+def test_an_event_whose_task_stays_locked_is_applied_again_under_the_whole_lock(
+    crew: Crew,  # noqa: F811
+    hold: Callable[..., Any],  # noqa: F811
+    repo: Path,
+):
+    """A member's connection holds a task's lock past a statement's time (2 s here): the
+    event is rolled back and applied once, under the whole store's lock, when the holder is
+    gone (the server ends it idle after 4 s); logged."""
+    from colony_tasks.relay import apply as apply_mod
+
+    store = PgStore(crew.server.alice, statement_timeout_ms=2000, migrate=False)
+    try:
+        start = claude("session-start", "held-out", repo, source="startup")
+        apply_mod.apply_alone(store, wire("session-start", start))
+        task = lane_task_of(store, "held-out")
+        hold(
+            crew.server.bob,
+            f"SELECT pg_advisory_xact_lock_shared({LOCK_KEY})",
+            f"SELECT pg_advisory_xact_lock({TASK_LOCK_CLASS}, {task})",
+        )
+        prompt = claude("user-prompt-submit", "held-out", repo, prompt="past the holder")
+        apply_mod.apply_alone(store, wire("user-prompt-submit", prompt))
+        assert prompts_of(crew, "held-out") == ["past the holder"]
+        logged = Path(paths.home(), paths.LOG_NAME).read_text()
+        assert f"task {task} stayed locked by another event" in logged
+        assert "applied again under the whole store's lock" in logged
+    finally:
+        store.close()
+
+
+def test_a_batch_ends_with_its_first_item(
+    crew: Crew,  # noqa: F811
+    repo: Path,
+):
+    """Once an event of a batch has written into a task (locked to the commit), the batch
+    starts no other: other machines' items into that task wait for one event, not a batch.
+    Events before it, which write no item (an edit's PreToolUse), share its transaction."""
+    from colony_tasks.relay import apply as apply_mod
+
+    store = crew.alice
+    start = claude("session-start", "batched", repo, source="startup")
+    apply_mod.apply_alone(store, wire("session-start", start))
+    edit = claude(
+        "pre-tool-use", "batched", repo, tool_name="Edit",
+        tool_input={"file_path": str(repo / "core.py"), "old_string": "a", "new_string": "b"},
+    )  # fmt: skip
+    prompts = [claude("user-prompt-submit", "batched", repo, prompt=f"p{i}") for i in range(3)]
+    requests = [wire("pre-tool-use", edit)] + [wire("user-prompt-submit", p) for p in prompts]
+    done = apply_mod.apply_batch(store, requests)
+    assert len(done) == 2  # the PreToolUse and the first prompt
+    assert prompts_of(crew, "batched") == ["p0"]
+    assert len(apply_mod.apply_batch(store, requests[2:])) == 1
+    assert prompts_of(crew, "batched") == ["p0", "p1"]
 
 
 def two_relays(crew: Crew, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:  # noqa: F811
