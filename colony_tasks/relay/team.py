@@ -88,6 +88,11 @@ class TeamRelay(Relay):
         self._connecting = threading.Lock()  # the worker, a search and a wait may connect
         self.busy_since: float | None = None
         self.busy_limit = SLOW_EVENT
+        # session id (as spooled) → when one of its rows was last applied, in rows applied
+        # since the outbox was last empty: the outbox serves the sessions in turn
+        # (Outbox.pending)
+        self.turns: dict[str, int] = {}
+        self.rows_done = 0
         self.worker = threading.Thread(target=self.work, name="relay-worker", daemon=True)
 
     def start(self) -> None:
@@ -121,20 +126,19 @@ class TeamRelay(Relay):
         return 1.0
 
     def flush(self) -> None:
+        # The next batch is read anew each time: a row spooled meanwhile takes its session's
+        # turn (Outbox.pending) rather than waiting behind every row read before it.
         while self.working():
-            rows = self.outbox.pending(100)
+            rows = self.outbox.pending(BATCH_ROWS, self.turns)
             if not rows:
+                self.turns.clear()
+                self.rows_done = 0
                 # Applied rows are zeroed (secure_delete); fold the WAL too, so no delivered
                 # event lingers in it.
                 self.outbox.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 return
-            if not self._connect():
+            if not self._connect() or self._apply_batch(rows) is None:
                 return
-            while rows and self.working():
-                settled = self._apply_batch(rows[:BATCH_ROWS])
-                if settled is None:
-                    return
-                rows = rows[settled:]
 
     def _connect(self) -> bool:
         with self._connecting:
@@ -204,7 +208,7 @@ class TeamRelay(Relay):
             return upto
         self.busy_since = None
         for row, request, reply in zip(rows, requests, replies, strict=False):
-            self.outbox.done(row["id"])
+            self._done(row)
             if isinstance(reply, apply_mod.BadRequest):
                 paths.log(f"relay: event #{row['id']} dropped: {reply}")
                 self._answer(row, {})
@@ -213,6 +217,12 @@ class TeamRelay(Relay):
             self._answer(row, reply)
             self.waits.saw(request)
         return len(replies)
+
+    def _done(self, row: Any) -> None:
+        """The row is applied (or dropped): off the outbox, its session's turn taken."""
+        self.outbox.done(row["id"])
+        self.rows_done += 1
+        self.turns[row["session_id"]] = self.rows_done
 
     def _starting(self) -> None:
         """An event starts: hooks waiting for a row of the batch see it making progress."""
@@ -230,7 +240,7 @@ class TeamRelay(Relay):
         except apply_mod.BadRequest as error:
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
-            self.outbox.done(row["id"])
+            self._done(row)
             self._answer(row, {})
             return True
         except ColonyError as refused:
@@ -238,7 +248,7 @@ class TeamRelay(Relay):
             # not own): final, as a SQLite-mode hook logs it and carries on.
             self.busy_since = None
             paths.log(f"relay: event {row['event']} #{row['id']} refused: {redact(str(refused))}")
-            self.outbox.done(row["id"])
+            self._done(row)
             self._answer(row, {})
             return True
         except Exception as error:  # noqa: BLE001
@@ -254,7 +264,7 @@ class TeamRelay(Relay):
             return True
         self.busy_since = None
         self.served += 1
-        self.outbox.done(row["id"])
+        self._done(row)
         self._answer(row, reply)
         self.waits.saw(request)
         return True
