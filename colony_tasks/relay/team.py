@@ -1,9 +1,11 @@
 """Team mode's relay: the spooled outbox applied in order on the team's PostgreSQL store.
 
 Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.hooks.spool`),
-so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
-order, the rows waiting at once in batches: each batch one transaction (one lock of its events'
-lanes, one commit) holding every event's effects and its idempotency key
+so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox —
+each session's rows in order, the sessions in turn (:meth:`Outbox.pending`) — the rows waiting
+at once in batches: each batch one transaction (one commit; it ends with its first event that
+writes into a task, which other machines' items then wait for) holding every event's effects
+and its idempotency key
 (:func:`colony_tasks.relay.apply.apply_batch`), so a relay killed at any point never applies an
 event twice and never loses one. A batch one of whose events fails (the core refuses it, a
 statement fails) is rolled back whole and its rows up to that one are applied one transaction
@@ -45,7 +47,7 @@ SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
 #: A batch takes at most this many spooled rows, and starts no row after this many seconds
-#: (its transaction holds the team's write lock meanwhile: other machines wait for it).
+#: (its transaction holds the store's lock shared meanwhile: an MCP tool waits for it).
 BATCH_ROWS = 32
 BATCH_SECONDS = 0.5
 #: A hook's own wait is cut this much short, so its reply is sent before the hook gives up.
