@@ -35,6 +35,7 @@ asserted.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -270,10 +271,14 @@ def warnings(team: list[Machine], sids: list[str], args: Any) -> dict[str, Any]:
 
 
 def spread(samples: list[float | None]) -> dict[str, float | None]:
-    """p50 and p99 of warning delays, a sample not warned within the cap counting as
-    infinite (None when the p50 or p99 is one)."""
+    """p50 and p99 (nearest rank) of warning delays, a sample not warned within the cap
+    counting as infinite (None when the p50 or p99 is one)."""
     values = sorted(v if v is not None else float("inf") for v in samples)
-    found = {"p50": statistics.median(values), "p99": _stats.percentile(values, 99)}
+    # nearest rank: an interpolation between a time and "never" means nothing
+    found = {
+        "p50": values[(len(values) - 1) // 2],
+        "p99": values[math.ceil(0.99 * len(values)) - 1],
+    }
     return {k: (None if v == float("inf") else v) for k, v in found.items()}
 
 
