@@ -11,12 +11,16 @@ origin, over ``--lanes`` branches of it, round robin), each running ``--agents``
 agents for ``--minutes``. An agent is a session that, until the time is up, picks its next act
 at random (seeded): a prompt, an edit of core.py (PreToolUse, the change, PostToolUse), a shell
 command (PreToolUse and PostToolUse of Bash), a Stop — every hook through the installed console
-script — then thinks for about ``--pace`` seconds (0.5 to 1.5 times it; 0: as fast as the
-hooks return). Every prompt and command carries a unique tag.
+script — or, as its human, a post to the lane's thread (``colony-tasks post``, which takes the
+store's whole lock: every event in flight is waited for), then thinks for about ``--pace``
+seconds (0.5 to 1.5 times it; 0: as fast as the hooks return). Every prompt, command and post
+carries a unique tag.
 
 Measured: events fired and applied, per second; each tagged prompt and command found in the
 store exactly once (doubled: stored twice; pending: still in an outbox when the drain stopped
-making progress; lost: neither stored nor pending); the server's connections (sampled every 5 s: the most seen, against the machines);
+making progress; lost: neither stored nor pending; a post the CLI failed to make is counted
+apart); the server's connections (sampled every 5 s: the most seen, against the machines and
+the CLI posts running at that moment);
 each relay's resident memory (first and last sample after a warm-up minute, and the most);
 the server's CPU time per event (its processes' user+system time over the run). Prints the
 figures and writes bench/results/team_soak.json. Nothing is asserted.
@@ -34,6 +38,7 @@ import argparse
 import os
 import random
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -51,7 +56,7 @@ from team_wan import edit_input, make_team, query, throwaway_server  # noqa: E40
 
 from colony_tasks.store import open_store  # noqa: E402
 from tests.support.delayproxy import DelayProxy  # noqa: E402
-from tests.support.hookrun import claude  # noqa: E402
+from tests.support.hookrun import EXE, claude  # noqa: E402
 from tests.support.pgserver import PASSWORD, USER  # noqa: E402
 from tests.support.teamutil import Machine  # noqa: E402
 
@@ -72,7 +77,7 @@ def pending(machine: Machine) -> tuple[int, set[str]]:
         rows = [str(r[0]) for r in conn.execute("SELECT payload FROM outbox")]
     finally:
         conn.close()
-    return len(rows), {t for r in rows for t in re.findall(r"soak-m\d+a\d+-[pc]\d+", r)}
+    return len(rows), {t for r in rows for t in re.findall(r"soak-m\d+a\d+-[pch]\d+", r)}
 
 
 def rss_kb(pid: int | None) -> int | None:
@@ -116,6 +121,27 @@ class Agent:
         self.tags: list[str] = []
         self.events = 0
         self.hook_ms: list[float] = []
+        self.posts_failed: list[str] = []
+        self.task: int | None = None
+
+    def post(self, direct: str, tag: str) -> None:
+        """The agent's human posts ``tag`` to the lane's thread through the CLI."""
+        if self.task is None:
+            rows = query(
+                direct,
+                "SELECT t.id FROM sessions s JOIN tasks t ON t.lane_id = s.lane_id"
+                f" AND t.mode = 'lane' AND t.status = 'open' WHERE s.id = '{self.sid}'",
+            )
+            if not rows:
+                return  # its session start is not applied yet: no post this time
+            self.task = int(rows[0][0])
+        self.tags.append(tag)
+        env = {**os.environ, "COLONY_TASKS_HOME": str(self.machine.home), **self.machine.env}
+        done = subprocess.run(
+            [str(EXE), "post", str(self.task), tag], env=env, capture_output=True, timeout=120
+        )
+        if done.returncode:
+            self.posts_failed.append(tag)
 
     def hook(self, event: str, payload: dict[str, Any]) -> None:
         start = time.perf_counter()
@@ -123,14 +149,16 @@ class Agent:
         self.hook_ms.append((time.perf_counter() - start) * 1000)
         self.events += 1
 
-    def run(self, deadline: float) -> None:
+    def run(self, deadline: float, direct: str) -> None:
         m, sid = self.machine, self.sid
         self.hook("session-start", claude("session-start", sid, m.clone, source="startup"))
         n = 0
         while time.monotonic() < deadline:
             n += 1
-            act = self.rng.choices(("prompt", "edit", "shell", "stop"), (3, 4, 2, 1))[0]
-            if act == "prompt":
+            act = self.rng.choices(("prompt", "edit", "shell", "stop", "post"), (3, 4, 2, 1, 1))[0]
+            if act == "post":
+                self.post(direct, f"soak-{sid}-h{n}")
+            elif act == "prompt":
                 tag = f"soak-{sid}-p{n}"
                 self.tags.append(tag)
                 self.hook(
@@ -271,7 +299,7 @@ def main() -> int:
             injector.start()
         _stats.log(f"soak: {len(agents)} agents on {len(team)} machines for {args.minutes} min")
         with ThreadPoolExecutor(len(agents)) as pool:
-            for future in [pool.submit(a.run, deadline) for a in agents]:
+            for future in [pool.submit(a.run, deadline, direct) for a in agents]:
                 future.result()
         fired_for = time.monotonic() - start
         fired = sum(a.events for a in agents)
@@ -281,7 +309,7 @@ def main() -> int:
         def stored() -> Counter[str]:
             rows = query(
                 direct,
-                "SELECT text FROM observations WHERE kind IN ('prompt', 'command')"
+                "SELECT text FROM observations WHERE kind IN ('prompt', 'command', 'note')"
                 " AND text LIKE '%soak-%'",
             )
             return Counter(str(r[0]).removeprefix("echo ") for r in rows)
@@ -304,6 +332,8 @@ def main() -> int:
         if args.faults:
             injector.join()
         cpu = postgres_cpu_seconds() - cpu0
+        failed = {t for a in agents for t in a.posts_failed}
+        tags = [t for t in tags if t not in failed]
         missing = sum(found[t] == 0 for t in tags)
         doubled = sum(found[t] > 1 for t in tags)
         warm = [s for s in samples if s["t"] - start >= 60] or samples
@@ -315,6 +345,8 @@ def main() -> int:
             applied_seconds=applied_for,
             events_per_s=fired / applied_for,
             tagged=len(tags),
+            posts=sum(t.rsplit("-", 1)[1].startswith("h") for t in tags),
+            posts_failed=len(failed),
             missing=missing,
             outbox_rows_pending=waiting,
             lost=sum(found[t] == 0 and t not in spooled for t in tags),
@@ -341,6 +373,8 @@ def main() -> int:
         "applied_seconds",
         "events_per_s",
         "tagged",
+        "posts",
+        "posts_failed",
         "missing",
         "outbox_rows_pending",
         "lost",

@@ -1,7 +1,7 @@
 """Team mode over a slow network (issue 35): throughput and cross-machine warning latency.
 
     python bench/team_wan.py [--delay-ms 10] [--machines 4] [--prompts 20] [--rounds 1]
-                             [--lanes 1]
+                             [--lanes 1] [--warnings 10]
 
 Starts a throwaway PostgreSQL server (tests/support/pgserver.py: Debian's binaries, loopback, a
 temp folder) and, in this process, a TCP proxy in front of it that delivers every chunk
@@ -13,10 +13,13 @@ bare origin on one branch, all reaching the store through the proxy. Measured pe
 * events applied per second, whole team: every machine fires ``--prompts`` UserPromptSubmit
   hooks through the installed console script as fast as they return; the store's prompt count
   is polled (directly, not through the proxy) until all are applied or ``--timeout`` passes;
-* the cross-machine warning (two or more machines): machine A edits a line through PreToolUse and
-  PostToolUse, machine B tries a PreToolUse of an edit touching that line every 50 ms until its
-  output names A (capped at 60 s) — once with the team quiet, once while A and the others fire
-  ``--prompts`` more prompts each;
+* the cross-machine warning (two or more machines), ``--warnings`` times with the team quiet
+  and as many times while the others fire prompts without pause (A from a second session of
+  its own): machine A edits a line through PreToolUse and PostToolUse, machine B tries a
+  PreToolUse of an edit touching that line every 50 ms until its output names A (capped at
+  60 s); p50 and p99 of each;
+* hooks: p50 and p99 of the prompts' hooks, against a SQLite-mode machine's (the same prompts
+  through the same console script, no team store) measured in the same round;
 * with ``--lanes K`` (K > 1), the ``--machines`` configurations run once more with the machines
   spread over K branches of the origin (round robin): events of different lanes do not wait for
   each other's lock (throughput only);
@@ -32,10 +35,13 @@ asserted.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -51,7 +57,7 @@ import _stats  # noqa: E402
 from colony_tasks.store import open_store  # noqa: E402
 from tests.support.delayproxy import DelayProxy  # noqa: E402
 from tests.support.gitutil import git  # noqa: E402
-from tests.support.hookrun import claude  # noqa: E402
+from tests.support.hookrun import EXE, claude  # noqa: E402
 from tests.support.pgserver import PASSWORD, USER, PgServer, pg_bin  # noqa: E402
 from tests.support.teamutil import Machine, context  # noqa: E402
 
@@ -226,20 +232,66 @@ def run_config(
 
 
 def warnings(team: list[Machine], sids: list[str], args: Any) -> dict[str, Any]:
+    """``--warnings`` samples quiet (lines 1..n), then as many while every machine but B fires
+    prompts without pause (lines 21..20+n; A's load from a second session of its own)."""
     a, b = team[0], team[1]
-    edit(a, sids[0], "line 5\n", "line five\n")
-    quiet = probe_until_warned(b, sids[1], a, "line 5\n")
-    _stats.log(f"  warned (quiet): {fmt_warn(quiet)}")
-    # Under load: A edits another line, then A and the others fire prompts while B probes.
-    edit(a, sids[0], "line 30\n", "line thirty\n")
-    others = [(m, s) for m, s in zip(team, sids, strict=True) if m is not b]
-    with ThreadPoolExecutor(len(others) + 1) as pool:
-        probe = pool.submit(probe_until_warned, b, sids[1], a, "line 30\n")
-        for m, s in others:
-            pool.submit(fire_prompts, m, s, args.prompts, "busy")
-        loaded = probe.result()
-    _stats.log(f"  warned (under load): {fmt_warn(loaded)}")
-    return {"warn_quiet_s": quiet, "warn_loaded_s": loaded}
+    n = min(args.warnings, 20)
+
+    def sample(k: int) -> float | None:
+        edit(a, sids[0], f"line {k}\n", f"line {k} changed\n")
+        return probe_until_warned(b, sids[1], a, f"line {k}\n")
+
+    quiet = [sample(k) for k in range(1, n + 1)]
+    _stats.log(f"  warned (quiet): {', '.join(fmt_warn(v) for v in quiet)}")
+    busy = f"{sids[0]}-busy"
+    a.hook("session-start", claude("session-start", busy, a.clone, source="startup"))
+    load = [(a, busy)] + [(m, s) for m, s in zip(team, sids, strict=True) if m not in (a, b)]
+    stop = threading.Event()
+
+    def fire(m: Machine, sid: str) -> None:
+        i = 0
+        while not stop.is_set():
+            fire_prompts(m, sid, 1, f"busy {i}")
+            i += 1
+
+    with ThreadPoolExecutor(len(load)) as pool:
+        for m, s in load:
+            pool.submit(fire, m, s)
+        try:
+            loaded = [sample(k) for k in range(21, 21 + n)]
+        finally:
+            stop.set()
+    _stats.log(f"  warned (under load): {', '.join(fmt_warn(v) for v in loaded)}")
+    return {
+        "warn_quiet": quiet,
+        "warn_loaded": loaded,
+        **{f"warn_quiet_{k}": v for k, v in spread(quiet).items()},
+        **{f"warn_loaded_{k}": v for k, v in spread(loaded).items()},
+    }
+
+
+def spread(samples: list[float | None]) -> dict[str, float | None]:
+    """p50 and p99 (nearest rank) of warning delays, a sample not warned within the cap
+    counting as infinite (None when the p50 or p99 is one)."""
+    values = sorted(v if v is not None else float("inf") for v in samples)
+    # nearest rank: an interpolation between a time and "never" means nothing
+    found = {
+        "p50": values[(len(values) - 1) // 2],
+        "p99": values[math.ceil(0.99 * len(values)) - 1],
+    }
+    return {k: (None if v == float("inf") else v) for k, v in found.items()}
+
+
+def sqlite_hooks(root: Path, args: Any) -> dict[str, Any]:
+    """The same prompts through a SQLite-mode machine (no team store): its hooks' p50, p99."""
+    (m,) = make_team(root, "", 1)
+    m.hook("session-start", claude("session-start", "solo", m.clone, source="startup"))
+    try:
+        took = sorted(t * 1000 for t in fire_prompts(m, "solo", args.prompts, "solo"))
+    finally:
+        env = {**os.environ, "COLONY_TASKS_HOME": str(m.home), **m.env}
+        subprocess.run([str(EXE), "relay", "stop"], env=env, capture_output=True, timeout=30)
+    return {"hook_p50_ms": statistics.median(took), "hook_p99_ms": _stats.percentile(took, 99)}
 
 
 def session_events(m: Machine, sid: str) -> dict[str, dict[str, Any]]:
@@ -322,33 +374,50 @@ def summarise(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
             else None,
             "all_applied": all(r["complete"] for r in rows),
             "hook_p50_ms": median_of(rows, "hook_p50_ms"),
-            "warn_quiet_s": median_of(rows, "warn_quiet_s") if "warn_quiet_s" in rows[0] else "—",
-            "warn_loaded_s": median_of(rows, "warn_loaded_s")
-            if "warn_loaded_s" in rows[0]
-            else "—",
+            "hook_p99_ms": median_of(rows, "hook_p99_ms"),
+            **{
+                key: median_of(rows, key) if key in rows[0] else "—"
+                for key in (
+                    "warn_quiet_p50",
+                    "warn_quiet_p99",
+                    "warn_loaded_p50",
+                    "warn_loaded_p99",
+                )
+            },
         }
         table.append(row)
     return table
 
 
-def print_table(table: list[dict[str, Any]]) -> None:
-    def warn(value: Any) -> str:
-        if value == "—":
-            return value
-        return fmt_warn(None if value is None or value == float("inf") else value)
+def print_table(table: list[dict[str, Any]], sqlite: dict[str, float]) -> None:
+    def warn(p50: Any, p99: Any) -> str:
+        if p50 == "—":
+            return p50
+        return " / ".join(
+            fmt_warn(None if v is None or v == float("inf") else v) for v in (p50, p99)
+        )
 
     print(
-        "| configuration | events applied/s, whole team | × loopback | hook p50 |"
-        " B warned of A's edit, quiet | B warned, A and others busy |"
+        f"SQLite-mode hooks, same run: p50 {sqlite['hook_p50_ms']:.0f} ms,"
+        f" p99 {sqlite['hook_p99_ms']:.0f} ms\n"
+    )
+    print(
+        "| configuration | events applied/s, whole team | × loopback | hook p50 / p99 (× SQLite) |"
+        " B warned of A's edit, quiet: p50 / p99 | B warned, the others busy: p50 / p99 |"
     )
     print("|---|---|---|---|---|---|")
     for r in table:
         flag = "" if r["all_applied"] else " (timed out)"
         ratio = "—" if r["ratio_to_loopback"] is None else f"{r['ratio_to_loopback']:.2f}"
+        hooks = (
+            f"{r['hook_p50_ms']:.0f} / {r['hook_p99_ms']:.0f} ms"
+            f" ({r['hook_p50_ms'] / sqlite['hook_p50_ms']:.2f} /"
+            f" {r['hook_p99_ms'] / sqlite['hook_p99_ms']:.2f})"
+        )
         print(
-            f"| {r['label']} | {r['events_per_s']:.2f}{flag} | {ratio} |"
-            f" {r['hook_p50_ms']:.0f} ms | {warn(r['warn_quiet_s'])} |"
-            f" {warn(r['warn_loaded_s'])} |"
+            f"| {r['label']} | {r['events_per_s']:.2f}{flag} | {ratio} | {hooks} |"
+            f" {warn(r['warn_quiet_p50'], r['warn_quiet_p99'])} |"
+            f" {warn(r['warn_loaded_p50'], r['warn_loaded_p99'])} |"
         )
 
 
@@ -388,14 +457,17 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--only", choices=("loopback", "delay"), default=None)
     parser.add_argument("--lanes", type=int, default=1, help="also spread the machines over K")
+    parser.add_argument("--warnings", type=int, default=10, help="samples of each (at most 20)")
     args = parser.parse_args()
     root, server = throwaway_server("colony-bench-wan-")
     delays = {"loopback": 0.0, "delay": args.delay_ms / 1000}
     if args.only:
         delays = {args.only: delays[args.only]}
     runs: dict[str, list[dict[str, Any]]] = {}
+    solo: list[dict[str, Any]] = []
     try:
         for r in range(args.rounds):  # interleaved: each round runs every configuration
+            solo.append(sqlite_hooks(root / f"r{r}-sqlite", args))
             for kind, delay in delays.items():
                 shapes = [(m, 1) for m in sorted({1, args.machines})]
                 if args.lanes > 1 and args.machines > 1:
@@ -411,11 +483,12 @@ def main() -> int:
     finally:
         server.destroy()
     table = summarise(runs)
-    print_table(table)
+    sqlite = {key: median_of(solo, key) for key in ("hook_p50_ms", "hook_p99_ms")}
+    print_table(table, sqlite)
     print_round_trips(runs)
     _stats.write_json(
         HERE / "results" / "team_wan.json",
-        {"args": vars(args), "table": table, "runs": runs},
+        {"args": vars(args), "sqlite_hooks": sqlite, "table": table, "runs": runs},
     )
     return 0
 

@@ -63,17 +63,12 @@ class StoreUnavailable(Exception):
     retries, not a refusal of the core."""
 
 
-class OutOfScope(Exception):
-    """A team-store transaction begun for some lanes reached another lane (see
-    :meth:`colony_tasks.store.base.StoreBase.transaction`): it is rolled back, and its caller
-    runs it again with the whole store's lock. Not a :class:`ColonyError`: nothing was
-    refused, the caller guessed its lanes wrong."""
-
-    def __init__(self, repo_id: str, branch: str) -> None:
-        super().__init__(
-            f"the transaction reached the lane {repo_id!r} @ {branch!r}, which it did not lock"
-        )
-        self.repo_id, self.branch = repo_id, branch
+class Contended(Exception):
+    """A relayed event's team-store transaction lost a lock race: two machines' batches took
+    the same tasks' locks in turn (the server undid one), or a task's lock stayed held past a
+    statement's time (see :meth:`colony_tasks.store.base.StoreBase.transaction`). It is rolled
+    back, and its caller runs it again under the whole store's lock. Not a
+    :class:`ColonyError`: nothing was refused."""
 
 
 class StoreBusy(StoreUnavailable):

@@ -95,6 +95,7 @@ def lane_task(store: Store, lane: Lane, created_by: str | None = None) -> Task:
         return task
     title = f"{lane.repo_name}@{lane.branch}" if lane.branch else lane.repo_name
     with store.transaction():
+        store.lock_lane(lane.id)
         task = store.open_lane_task(lane.id)
         if task is None:
             task_id = store.insert_task(

@@ -9,9 +9,9 @@ agent: ``{"context": ..., "deny": ...}``. Events the core marks for exactly-once
 transaction as their effects, so an event delivered twice — by a hook installed twice, or by a
 client that fell back after its relay died mid-event — acts once. :func:`apply_batch` applies
 consecutive events in one transaction (the team relay's spooled rows: one write lock and one
-commit for several events). On a team store an event locks only its folder's lane
-(:func:`lanes_of`; :meth:`colony_tasks.store.base.StoreBase.transaction`), and runs again under
-the whole store's lock when it reached another. Change *how an event is applied* here; change
+commit for several events). On a team store an event's transaction is shared: it waits only
+for events that write the same task (:meth:`colony_tasks.store.base.StoreBase.transaction`),
+and runs again under the whole store's lock when it lost a lock race. Change *how an event is applied* here; change
 *what it does* in :mod:`colony_tasks.usecases.events`.
 """
 
@@ -20,9 +20,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..base import lanes, paths
+from ..base import paths
 from ..base.agent_events import EVENTS, is_tool_action
-from ..base.errors import OutOfScope
+from ..base.errors import Contended
 from ..base.text import utf8_safe
 from ..render import briefing
 from ..store import Store, open_local
@@ -162,29 +162,14 @@ class BatchFailed(Exception):
         self.index = index
 
 
-def lanes_of(store: Store, requests: Sequence[dict[str, Any]]) -> frozenset[tuple[str, str]] | None:
-    """The lanes events of ``requests`` are about, to lock on a team store: each one's
-    folder's (an event moves its session to its folder's lane first, see
-    :func:`colony_tasks.usecases.events._session`). None — the whole store — on one SQLite
-    file (one writer whatever they are) or when an event names no folder."""
-    if store.backend == "sqlite":
-        return None
-    folders = [request.get("cwd") for request in requests]
-    if not all(isinstance(folder, str) and folder for folder in folders):
-        return None
-    found = [lanes.resolve(str(folder)) for folder in folders]
-    return frozenset((lane.repo_id, lane.branch) for lane in found)
-
-
 def apply_alone(store: Store, request: dict[str, Any]) -> dict[str, Any]:
-    """:func:`apply` in a transaction of its own that locks the event's lane
-    (:func:`lanes_of`), and again under the whole store's lock when it reached another."""
+    """:func:`apply` in a shared transaction of its own (see :func:`_shared`)."""
 
-    def alone(scope: frozenset[tuple[str, str]] | None) -> dict[str, Any]:
-        with store.transaction(scope):
+    def alone(shared: bool) -> dict[str, Any]:
+        with store.transaction(shared):
             return apply(store, request)
 
-    return _scoped(lanes_of(store, [request]), alone)
+    return _shared(alone)
 
 
 def apply_batch(
@@ -198,32 +183,27 @@ def apply_batch(
     store, and is dropped). Each event claims its idempotency key in that transaction (:func:`apply`), so
     the batch commits whole or not at all. No request is started once ``budget`` seconds have
     passed (the transaction holds the store's write lock): the replies are then fewer than the
-    requests, and the rest wait for the next batch. ``starting`` is called as each request
-    starts. The transaction locks the requests' lanes (:func:`lanes_of`); a batch that
-    reached another runs again under the whole store's lock. Any other exception rolls
-    the whole batch back and raises :class:`BatchFailed`, the exception chained as its
-    cause."""
-    return _scoped(
-        lanes_of(store, requests), lambda scope: _batch(store, requests, budget, starting, scope)
-    )
+    requests, and the rest wait for the next batch; so they do once an event has written into
+    a task of a team store (the task is locked until the commit: other machines' events that
+    write there wait for it). ``starting`` is called as each request starts. The transaction
+    is shared (see :func:`_shared`). Any other exception rolls the
+    whole batch back and raises :class:`BatchFailed`, the exception chained as its cause."""
+    return _shared(lambda shared: _batch(store, requests, budget, starting, shared))
 
 
-def _scoped(
-    scope: frozenset[tuple[str, str]] | None,
-    work: Callable[[frozenset[tuple[str, str]] | None], T],
-) -> T:
-    """``work(scope)``; when it reached another lane (:class:`OutOfScope`, alone or as a
-    failed batch's cause: rolled back, nothing of it applied), logged and ``work(None)``, under
-    the whole store's lock (rare; frequent lines mean events wait for each other needlessly)."""
-    if scope is not None:
-        try:
-            return work(scope)
-        except (OutOfScope, BatchFailed) as error:
-            missed = error if isinstance(error, OutOfScope) else error.__cause__
-            if not isinstance(missed, OutOfScope):
-                raise
-            paths.log(f"relay: {missed}; applied again under the whole store's lock")
-    return work(None)
+def _shared(work: Callable[[bool], T]) -> T:
+    """``work(True)``: in a shared transaction, which on a team store waits only for events
+    writing the same task; when it lost a lock race (:class:`Contended`, alone or as a failed
+    batch's cause: rolled back, nothing of it applied), logged and ``work(False)``, under the
+    whole store's lock (rare; frequent lines mean machines' batches cross on the same tasks)."""
+    try:
+        return work(True)
+    except (Contended, BatchFailed) as error:
+        lost = error if isinstance(error, Contended) else error.__cause__
+        if not isinstance(lost, Contended):
+            raise
+        paths.log(f"relay: {lost}; applied again under the whole store's lock")
+    return work(False)
 
 
 def _batch(
@@ -231,13 +211,15 @@ def _batch(
     requests: Sequence[dict[str, Any]],
     budget: float | None,
     starting: Callable[[], None] | None,
-    scope: frozenset[tuple[str, str]] | None,
+    shared: bool,
 ) -> list[dict[str, Any] | BadRequest]:
     replies: list[dict[str, Any] | BadRequest] = []
     start = time.monotonic()
-    with store.transaction(scope):
+    with store.transaction(shared):
         for index, request in enumerate(requests):
             if replies and budget is not None and time.monotonic() - start > budget:
+                break
+            if replies and store.holds_locks():  # others wait for this commit: no more now
                 break
             if starting is not None:
                 starting()

@@ -5,7 +5,9 @@ One SQLite file per user and store (``outbox-<store key>.db`` under the data fol
 like the store itself: every text goes through :func:`colony_tasks.base.redact.redact_value` before
 it is written (the payload, keys included, and the error of a failed attempt), so a secret an
 agent typed never reaches the disk even while the team store is away.
-Rows are applied in ``id`` order and deleted once applied; a row that keeps failing for a
+A session's rows are applied in ``id`` order, and the sessions take turns (:meth:`Outbox.pending`:
+one agent firing fast does not hold another's edit behind its backlog); a row is deleted once
+applied; a row that keeps failing for a
 reason other than the server being away is marked ``stuck`` after :data:`MAX_ATTEMPTS` and
 left for ``colony-tasks doctor`` to show. ``notices`` remembers which sessions were told that
 the team store is unreachable, so each is told once that it is back. ``late_replies`` and
@@ -111,10 +113,20 @@ class Outbox:
         )
         return int(cursor.lastrowid or 0)
 
-    def pending(self, limit: int = 100) -> list[sqlite3.Row]:
-        return self.conn.execute(
-            "SELECT * FROM outbox WHERE stuck = 0 ORDER BY id LIMIT ?", (limit,)
+    def pending(self, limit: int = 100, served: dict[str, int] | None = None) -> list[sqlite3.Row]:
+        """The next ``limit`` rows to apply: each session's in the order they came, the
+        sessions in turn — every session's oldest row, then every session's second, ... —
+        and, among the rows read, within a turn the session ``served`` last (the relay's count
+        when it last applied one of its rows) after the others: a session's oldest row waits
+        for at most one row of each other session, however many they spooled."""
+        rows = self.conn.execute(
+            "SELECT *, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY id) AS turn"
+            " FROM outbox WHERE stuck = 0 ORDER BY turn, id LIMIT ?",
+            (limit,),
         ).fetchall()
+        if served:
+            rows.sort(key=lambda r: (r["turn"], served.get(r["session_id"], -1), r["id"]))
+        return rows
 
     def done(self, row_id: int) -> None:
         self.conn.execute("DELETE FROM outbox WHERE id = ?", (row_id,))

@@ -1,9 +1,11 @@
 """Team mode's relay: the spooled outbox applied in order on the team's PostgreSQL store.
 
 Hooks spool their event in the local outbox before they ask (:mod:`colony_tasks.hooks.spool`),
-so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox in
-order, the rows waiting at once in batches: each batch one transaction (one lock of its events'
-lanes, one commit) holding every event's effects and its idempotency key
+so a relay that is down, slow or killed loses nothing. One worker thread applies the outbox —
+each session's rows in order, the sessions in turn (:meth:`Outbox.pending`) — the rows waiting
+at once in batches: each batch one transaction (one commit; it ends with its first event that
+writes into a task, which other machines' items then wait for) holding every event's effects
+and its idempotency key
 (:func:`colony_tasks.relay.apply.apply_batch`), so a relay killed at any point never applies an
 event twice and never loses one. A batch one of whose events fails (the core refuses it, a
 statement fails) is rolled back whole and its rows up to that one are applied one transaction
@@ -45,7 +47,7 @@ SLOW_CONNECT = 1.0
 CONNECT_TIMEOUT = 2.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.2, 10.0
 #: A batch takes at most this many spooled rows, and starts no row after this many seconds
-#: (its transaction holds the team's write lock meanwhile: other machines wait for it).
+#: (its transaction holds the store's lock shared meanwhile: an MCP tool waits for it).
 BATCH_ROWS = 32
 BATCH_SECONDS = 0.5
 #: A hook's own wait is cut this much short, so its reply is sent before the hook gives up.
@@ -88,6 +90,11 @@ class TeamRelay(Relay):
         self._connecting = threading.Lock()  # the worker, a search and a wait may connect
         self.busy_since: float | None = None
         self.busy_limit = SLOW_EVENT
+        # session id (as spooled) → when one of its rows was last applied, in rows applied
+        # since the outbox was last empty: the outbox serves the sessions in turn
+        # (Outbox.pending)
+        self.turns: dict[str, int] = {}
+        self.rows_done = 0
         self.worker = threading.Thread(target=self.work, name="relay-worker", daemon=True)
 
     def start(self) -> None:
@@ -121,20 +128,19 @@ class TeamRelay(Relay):
         return 1.0
 
     def flush(self) -> None:
+        # The next batch is read anew each time: a row spooled meanwhile takes its session's
+        # turn (Outbox.pending) rather than waiting behind every row read before it.
         while self.working():
-            rows = self.outbox.pending(100)
+            rows = self.outbox.pending(BATCH_ROWS, self.turns)
             if not rows:
+                self.turns.clear()
+                self.rows_done = 0
                 # Applied rows are zeroed (secure_delete); fold the WAL too, so no delivered
                 # event lingers in it.
                 self.outbox.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 return
-            if not self._connect():
+            if not self._connect() or self._apply_batch(rows) is None:
                 return
-            while rows and self.working():
-                settled = self._apply_batch(rows[:BATCH_ROWS])
-                if settled is None:
-                    return
-                rows = rows[settled:]
 
     def _connect(self) -> bool:
         with self._connecting:
@@ -204,7 +210,7 @@ class TeamRelay(Relay):
             return upto
         self.busy_since = None
         for row, request, reply in zip(rows, requests, replies, strict=False):
-            self.outbox.done(row["id"])
+            self._done(row)
             if isinstance(reply, apply_mod.BadRequest):
                 paths.log(f"relay: event #{row['id']} dropped: {reply}")
                 self._answer(row, {})
@@ -213,6 +219,12 @@ class TeamRelay(Relay):
             self._answer(row, reply)
             self.waits.saw(request)
         return len(replies)
+
+    def _done(self, row: Any) -> None:
+        """The row is applied (or dropped): off the outbox, its session's turn taken."""
+        self.outbox.done(row["id"])
+        self.rows_done += 1
+        self.turns[row["session_id"]] = self.rows_done
 
     def _starting(self) -> None:
         """An event starts: hooks waiting for a row of the batch see it making progress."""
@@ -230,7 +242,7 @@ class TeamRelay(Relay):
         except apply_mod.BadRequest as error:
             self.busy_since = None
             paths.log(f"relay: event #{row['id']} dropped: {error}")
-            self.outbox.done(row["id"])
+            self._done(row)
             self._answer(row, {})
             return True
         except ColonyError as refused:
@@ -238,7 +250,7 @@ class TeamRelay(Relay):
             # not own): final, as a SQLite-mode hook logs it and carries on.
             self.busy_since = None
             paths.log(f"relay: event {row['event']} #{row['id']} refused: {redact(str(refused))}")
-            self.outbox.done(row["id"])
+            self._done(row)
             self._answer(row, {})
             return True
         except Exception as error:  # noqa: BLE001
@@ -254,7 +266,7 @@ class TeamRelay(Relay):
             return True
         self.busy_since = None
         self.served += 1
-        self.outbox.done(row["id"])
+        self._done(row)
         self._answer(row, reply)
         self.waits.saw(request)
         return True

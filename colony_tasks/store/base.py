@@ -124,29 +124,39 @@ class StoreBase:
 
     # -- transactions ----------------------------------------------------------------------
 
-    def _begin(self, lanes: frozenset[tuple[str, str]] | None = None) -> None:
-        """Open the outermost transaction (a backend may take a lock here as well: ``lanes``,
-        the lanes it is about, see :meth:`transaction`)."""
+    def _begin(self, shared: bool = False) -> None:
+        """Open the outermost transaction (a backend may take a lock here as well: ``shared``,
+        see :meth:`transaction`)."""
         self.conn.execute("BEGIN IMMEDIATE")
 
     def _finish(self, commit: bool) -> None:
         self.conn.execute("COMMIT" if commit else "ROLLBACK")
 
-    def transaction(self, lanes: frozenset[tuple[str, str]] | None = None) -> _Transaction:
+    def transaction(self, shared: bool = False) -> _Transaction:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any exception. Nests.
 
-        ``lanes``: the lanes, as (``repo_id``, ``branch``), an outermost transaction is about,
-        when its caller knows them (a relayed hook event: its folder's). One SQLite file has
-        one writer whatever they are; a team store then locks only those lanes, so machines
-        on other lanes do not wait for it, and another lane it reaches raises
-        :class:`colony_tasks.base.errors.OutOfScope` (see :meth:`check_lane`). Ignored by a
-        nested transaction."""
-        return _Transaction(self, lanes)
+        ``shared``: the outermost transaction is a relayed hook event's. One SQLite file has
+        one writer whatever it is; a team store then takes its lock shared, and locks only the
+        tasks the event writes items into (:meth:`lock_task`) and the lane whose task it opens
+        (:meth:`lock_lane`), when it first does: events wait only for events writing the same
+        task, and the MCP tools and the CLI (not shared) for every event. Ignored by a nested
+        transaction."""
+        return _Transaction(self, shared)
 
-    def check_lane(self, repo_id: str, branch: str) -> None:
-        """Raise :class:`colony_tasks.base.errors.OutOfScope` when the open transaction was
-        begun for other lanes than (``repo_id``, ``branch``) (see :meth:`transaction`).
-        Nothing to check on one SQLite file."""
+    def lock_task(self, task_id: int) -> None:
+        """Hold the task's items for the rest of the open transaction (called before an item
+        is added to it, or its turn taken): its items' ids are then handed out in the order
+        their transactions commit, which the delivery and live cursors rely on. One SQLite
+        file has one writer: nothing to lock."""
+
+    def holds_locks(self) -> bool:
+        """Whether the open shared transaction holds a task's or a lane's lock (other machines'
+        events that write there wait for its commit). Never on one SQLite file."""
+        return False
+
+    def lock_lane(self, lane_id: int) -> None:
+        """Hold the lane for the rest of the open transaction (called before its task is looked
+        for and opened, so two machines make one). Nothing to lock on one SQLite file."""
 
     def _all(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -168,18 +178,18 @@ class _Transaction:
     every hook process.
     """
 
-    __slots__ = ("lanes", "store")
+    __slots__ = ("shared", "store")
 
-    def __init__(self, store: StoreBase, lanes: frozenset[tuple[str, str]] | None = None) -> None:
+    def __init__(self, store: StoreBase, shared: bool = False) -> None:
         self.store = store
-        self.lanes = lanes
+        self.shared = shared
 
     def __enter__(self) -> sqlite3.Connection:
         store = self.store
         store._lock.acquire()
         try:
             if store._depth == 0:
-                store._begin(self.lanes)
+                store._begin(self.shared)
             store._depth += 1
         except BaseException:
             store._lock.release()

@@ -138,6 +138,8 @@ class ObservationsMixin(StoreBase):
         clean_meta = redact_value(meta, MAX_META_CHARS) if meta else {}
         clean_paths = [redact(p) for p in dict.fromkeys(paths) if p]
         with self.transaction():
+            if task_id is not None:
+                self.lock_task(task_id)
             cursor = self._run(
                 "INSERT INTO observations(session_id, task_id, kind, text, meta, created_at,"
                 " to_target, in_reply_to, urgent, status, turn)"

@@ -9,24 +9,26 @@ subquery PostgreSQL 15 refuses) are overridden in :class:`PgStore` and its facet
 Every :meth:`transaction` takes a transaction-scoped advisory lock first, so read-then-write
 use cases are serialised across all machines exactly as ``BEGIN IMMEDIATE`` serialises them on
 one SQLite file: one winner per answer or accept, the chain turn rule, exactly-once delivery.
-A transaction that names its lanes (a relayed hook event: its folder's repository and branch)
-takes that lock shared and an exclusive lock per lane instead (:data:`LANE_LOCK_CLASS`):
-events of different lanes run side by side, events of one lane one at a time, and a
-transaction that names none (MCP tools, the CLI, maintenance) waits for all of them. Every
-lane such a transaction reads or writes through the store's lane methods is checked against
-its lanes (:meth:`PgStore.check_lane`); one that reached another is rolled back
-(:class:`colony_tasks.base.errors.OutOfScope`) for its caller to run again under the whole
+A relayed hook event's transaction (``shared``) takes that lock shared instead, and a lock of
+its own on each task it writes items into (:data:`TASK_LOCK_CLASS`) and on a lane whose task it
+opens (:data:`LANE_LOCK_CLASS`), when it first does (:meth:`PgStore.lock_task`,
+:meth:`PgStore.lock_lane`): events run side by side, and wait for each other only from their
+first item in one task to their commit; a transaction that is not shared (MCP tools, the CLI,
+maintenance) waits for all of them. A shared transaction that loses a lock race (a deadlock
+between two machines' batches, a task's lock held past a statement's time) is rolled back
+(:class:`colony_tasks.base.errors.Contended`) for its caller to run again under the whole
 lock. Statements outside a transaction run in autocommit mode, as on SQLite.
 
-What each lock guards. An event writes its own lane's rows (its lane task's items, the lane's
-open task) and its own session's (claims, regions, cursors, deliveries); a session's events
-come from one relay, one at a time. So a lane task's items are written by that lane's events
-or under the whole lock, one transaction at a time, and their ids are handed out in commit
-order (the delivery and live-view cursors rely on it); two machines opening one lane make one
-task. Other lanes' rows an event reads (the other branches' claims and changes an edit is
-weighed against) are read as committed: advisory, as they always were between two events.
-The other invariants (one winner per answer and accept, chain turns, taking a work item) are
-kept by the MCP tools and the CLI, which take the whole lock.
+What each lock guards. An event writes its own session's rows (claims, regions, cursors,
+deliveries: a session's events come from one relay, one at a time), items of its lane's task,
+and the lane's open task. A task's items are written under its lock or the whole store's, one
+transaction at a time from the first item to the commit, so their ids are handed out in commit
+order (the delivery and live-view cursors, which read a task's items after an id, rely on it);
+two machines opening one lane make one task. What else an event reads (the others' claims and
+changes an edit is weighed against, the items it is told) is read as committed: advisory, as
+it always was between two events. The other invariants (one winner per answer and accept,
+chain turns, taking a work item) are kept by the MCP tools and the CLI, which take the whole
+lock.
 
 Running a new mixin on PostgreSQL (e.g. a new ``store/<name>.py`` with its SQLite migration N):
 
@@ -48,7 +50,6 @@ This module imports the driver: hooks never import it (they reach the relay inst
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import ssl
@@ -63,9 +64,8 @@ import pg8000.dbapi
 from pg8000.converters import make_params
 
 from ..base.backend import check_url, redact_url
-from ..base.errors import Misconfigured, NotAllowed, OutOfScope, StoreBusy, StoreUnavailable
+from ..base.errors import Contended, Misconfigured, NotAllowed, StoreBusy, StoreUnavailable
 from ..base.models import Observation
-from ..base.redact import redact
 from . import Store
 from .observations import FTS_WINDOW, OBS_COLUMNS, row_to_observation, search_filters
 from .pg_compat import Cursor, Row, rows_of, translate
@@ -81,17 +81,11 @@ if TYPE_CHECKING:
 #: The advisory lock every write transaction takes ("colony" in ASCII): advisory locks are
 #: scoped to the database, so one team database has one writer at a time.
 LOCK_KEY = 0x636F6C6F6E79
-#: The first key of the two-key advisory lock of one lane ("colo"); the second is
-#: :func:`lane_lock_key` of its repository and branch. (Two-key locks are a space of their
-#: own: they never meet :data:`LOCK_KEY`.)
+#: The first keys of the two-key advisory locks of one task ("colt") and of one lane ("colo");
+#: the second is the row's id (31 bits of it: two rows that share them only wait for each
+#: other). Two-key locks are a space of their own: they never meet :data:`LOCK_KEY`.
+TASK_LOCK_CLASS = 0x636F6C74
 LANE_LOCK_CLASS = 0x636F6C6F
-
-
-def lane_lock_key(repo_id: str, branch: str) -> int:
-    """The second key of the lane's advisory lock: 31 bits of a hash of its repository and
-    branch, as stored (redacted; two lanes that share one only wait for each other)."""
-    name = f"{repo_id}\n{branch}".encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(name, digest_size=4).digest(), "big") & 0x7FFFFFFF
 
 
 #: Also how long one answer of the server is waited for (the driver's socket timeout): the
@@ -106,6 +100,8 @@ LOCK_PATIENCE = 60.0
 #: The SQLSTATE the member guards of PostgreSQL migration 16 raise.
 REFUSED = "CT403"
 LOCK_NOT_AVAILABLE = "55P03"
+DEADLOCK = "40P01"
+QUERY_CANCELED = "57014"
 #: "cached plan must not change result type": a table a prepared statement reads changed shape.
 PLAN_CHANGED = "0A000"
 #: Prepared statements kept per connection, the least recently used closed first. The store
@@ -145,8 +141,11 @@ class Connection:
             else:
                 rows, rowcount = self._run_simple(text)
         except pg8000.dbapi.DatabaseError as error:
-            if sqlstate(error) == REFUSED:  # a member guard: the core's refusal, as on SQLite
+            state = sqlstate(error)
+            if state == REFUSED:  # a member guard: the core's refusal, as on SQLite
                 raise NotAllowed(server_message(error)) from None
+            if state == DEADLOCK:  # two machines' events locked rows in turn: one is undone
+                raise Contended(server_message(error)) from None
             raise
         lastrowid = int(rows[0][0]) if returns_id and rows else None
         return Cursor(rows, rowcount, lastrowid)
@@ -339,23 +338,13 @@ class PgStore(Store):
         ).fetchall()
         self.conn.id_tables = frozenset(str(r[0]) for r in rows)  # type: ignore[attr-defined]
 
-    def _begin(self, lanes: frozenset[tuple[str, str]] | None = None) -> None:
-        """BEGIN and take the write lock: the whole store's, or, for ``lanes``, the store's
-        shared and each lane's (in one order, so two transactions never wait for each
-        other's). A lock held elsewhere is waited for in attempts of :data:`LOCK_ATTEMPT_MS`,
-        each logged with its holder, for :data:`LOCK_PATIENCE` in all; then
-        :class:`StoreBusy` says who holds it (the connection stays usable)."""
-        # (a lane keeps its identity redacted, as every stored text: see upsert_lane)
-        keys = sorted({lane_lock_key(redact(r), redact(b)) for r, b in lanes}) if lanes else None
-        if keys is None:
-            take = f"SELECT pg_advisory_xact_lock({LOCK_KEY})"
-        else:
-            take = "; ".join(
-                [
-                    f"SELECT pg_advisory_xact_lock_shared({LOCK_KEY})",
-                    *(f"SELECT pg_advisory_xact_lock({LANE_LOCK_CLASS}, {key})" for key in keys),
-                ]
-            )
+    def _begin(self, shared: bool = False) -> None:
+        """BEGIN and take the write lock: the whole store's, or (``shared``) the store's
+        shared, the tasks and lanes an event writes then locked as it does (:meth:`lock_task`).
+        A lock held elsewhere is waited for in attempts of :data:`LOCK_ATTEMPT_MS`, each logged
+        with its holder, for :data:`LOCK_PATIENCE` in all; then :class:`StoreBusy` says who
+        holds it (the connection stays usable)."""
+        take = f"SELECT pg_advisory_xact_lock{'_shared' if shared else ''}({LOCK_KEY})"
         deadline = time.monotonic() + self.lock_patience
         while True:
             # One round trip: the simple query protocol runs the statements, and stops at the
@@ -369,7 +358,7 @@ class PgStore(Store):
                 if sqlstate(error) != LOCK_NOT_AVAILABLE:
                     raise
                 self.conn.execute("ROLLBACK")
-                holder = self.lock_holder(keys)
+                holder = self.lock_holder(shared)
                 if time.monotonic() >= deadline:
                     raise StoreBusy(
                         f"The team store {self.path} is busy: {holder}. Nothing was changed;"
@@ -379,20 +368,37 @@ class PgStore(Store):
                 self.on_lock_wait(holder)
                 continue
             self.conn.in_transaction = True  # type: ignore[misc]
-            self._scope = None if keys is None else frozenset(keys)
-            self._missed = None
+            self._held = set() if shared else None
             return
 
-    _scope: frozenset[int] | None = None
-    _missed: tuple[str, str] | None = None
+    #: In a shared transaction, the task and lane locks it took (class, key); None otherwise.
+    _held: set[tuple[int, int]] | None = None
 
-    def check_lane(self, repo_id: str, branch: str) -> None:
-        """Raise :class:`OutOfScope` when the open transaction locked lanes, and not this one
-        (see :meth:`_begin`); the transaction will not commit then, even if the error is
-        caught."""
-        if self._scope is not None and lane_lock_key(repo_id, branch) not in self._scope:
-            self._missed = (repo_id, branch)
-            raise OutOfScope(repo_id, branch)
+    def lock_task(self, task_id: int) -> None:
+        self._take(TASK_LOCK_CLASS, task_id)
+
+    def holds_locks(self) -> bool:
+        return bool(self._held)
+
+    def lock_lane(self, lane_id: int) -> None:
+        self._take(LANE_LOCK_CLASS, lane_id)
+
+    def _take(self, kind: int, row_id: int) -> None:
+        """Lock a task or a lane (``kind``) for the rest of a shared transaction: one round
+        trip, the first time. Waited for as long as a statement may run; a lock not taken by
+        then rolls the transaction back (:class:`Contended`)."""
+        held = self._held
+        key = (kind, int(row_id) & 0x7FFFFFFF)
+        if held is None or key in held:
+            return
+        try:
+            self.conn.execute(f"SELECT pg_advisory_xact_lock({key[0]}, {key[1]})")
+        except pg8000.dbapi.DatabaseError as error:
+            if sqlstate(error) not in (QUERY_CANCELED, LOCK_NOT_AVAILABLE):
+                raise
+            what = "task" if kind == TASK_LOCK_CLASS else "lane"
+            raise Contended(f"{what} {row_id} stayed locked by another event") from None
+        held.add(key)
 
     lock_patience: float = LOCK_PATIENCE
 
@@ -400,16 +406,12 @@ class PgStore(Store):
         """Told once per failed attempt while a transaction waits for the write lock."""
         log.warning("colony-tasks: waiting for the team store's write lock: %s", holder)
 
-    def lock_holder(self, keys: Sequence[int] | None = None) -> str:
-        """Who holds the write lock, in words (role, process id, for how long): the whole
-        store's, or one of the lanes ``keys`` (see :meth:`_begin`)."""
+    def lock_holder(self, shared: bool = False) -> str:
+        """Who holds the write lock, in words (role, process id, for how long): anyone holding
+        the store's lock, or (``shared``, which waits only for that) its exclusive holder."""
         mine = f"((l.classid::bigint << 32) | l.objid::bigint) = {LOCK_KEY} AND l.objsubid = 1"
-        if keys is not None:  # the shared lock waits only for an exclusive holder
-            listed = ", ".join(str(key) for key in keys)
-            mine = (
-                f"({mine} AND l.mode = 'ExclusiveLock') OR (l.objsubid = 2"
-                f" AND l.classid = {LANE_LOCK_CLASS} AND l.objid::bigint IN ({listed}))"
-            )
+        if shared:
+            mine += " AND l.mode = 'ExclusiveLock'"
         row = self.conn.execute(
             "SELECT a.usename, a.pid, EXTRACT(EPOCH FROM clock_timestamp() - a.xact_start),"
             " a.state FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
@@ -423,13 +425,11 @@ class PgStore(Store):
         return f"role {row[0]} holds its write lock (server process {row[1]}{seconds}){idle}"
 
     def _finish(self, commit: bool) -> None:
-        missed, self._scope, self._missed = self._missed, None, None
+        self._held = None
         try:
-            self.conn.execute("COMMIT" if commit and not missed else "ROLLBACK")
+            self.conn.execute("COMMIT" if commit else "ROLLBACK")
         finally:
             self.conn.in_transaction = False  # type: ignore[misc]
-        if commit and missed:
-            raise OutOfScope(*missed)
 
     # -- migrations ------------------------------------------------------------------------
 

@@ -36,7 +36,6 @@ class SessionsMixin(StoreBase):
         lane re-keyed to ``repo_id``, so its thread goes on. Every part is redacted, for the
         lookup too, so a lane keeps one identity."""
         repo_id, root, repo_name, branch = (redact(v) for v in (repo_id, root, repo_name, branch))
-        self.check_lane(repo_id, branch)
         select = "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?"
         row = self._one(select, (repo_id, branch))
         if row is None:
@@ -61,7 +60,6 @@ class SessionsMixin(StoreBase):
     def find_lane(self, repo_id: str, branch: str) -> Lane | None:
         """The lane for (repository, branch) if one exists; never creates it."""
         repo_id, branch = redact(repo_id), redact(branch)
-        self.check_lane(repo_id, branch)
         row = self._one(
             "SELECT id, repo_id, root, repo_name, branch FROM lanes WHERE repo_id = ? AND branch = ?",
             (repo_id, branch),
@@ -74,7 +72,6 @@ class SessionsMixin(StoreBase):
         )
         if row is None:
             return None
-        self.check_lane(row["repo_id"], row["branch"])
         return Lane(**dict(row))
 
     def lane_and_task(self, lane_id: int) -> tuple[Lane | None, int | None]:
@@ -89,7 +86,6 @@ class SessionsMixin(StoreBase):
         if row is None:
             return None, None
         found = dict(row)
-        self.check_lane(found["repo_id"], found["branch"])
         task_id = found.pop("task_id")
         return Lane(**found), (int(task_id) if task_id is not None else None)
 

@@ -69,6 +69,7 @@ class TasksMixin(StoreBase):
 
     def next_turn(self, task_id: int) -> int:
         """Increment and return the task's turn sequence (call inside a transaction)."""
+        self.lock_task(task_id)
         self._run("UPDATE tasks SET turn_seq = turn_seq + 1 WHERE id = ?", (task_id,))
         row = self._one("SELECT turn_seq FROM tasks WHERE id = ?", (task_id,))
         return int(row[0]) if row else 0

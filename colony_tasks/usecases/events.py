@@ -202,7 +202,7 @@ def subagent_start(store: Store, event: Event, agent_type: str = "") -> Result:
 
 
 def prompt(store: Store, event: Event, text: str) -> Result:
-    """Record the prompt and deliver what is new since the session's last turn. The prompt a
+    """Deliver what is new since the session's last turn and record the prompt. The prompt a
     woken turn starts with (its first event since a wake) is colony-tasks' own delivery, not
     its human's: it is not recorded, so it resets no loop guard (:func:`wake.woken_turn`).
     A subagent's prompt (Copilot CLI sends its task so) is its parent's word to it, not the
@@ -214,9 +214,12 @@ def prompt(store: Store, event: Event, text: str) -> Result:
     woken = wake.woken_turn(store, stored)
     here = records.here_of(store, _settle(store, event, stored), event.cwd)
     me = here.session
+    # Told first, recorded last: the prompt is the event's one item, and on a team store the
+    # lane's task is locked from its first item to the commit (other machines' items wait).
+    told = Result(me, updates=delivery.news(store, me), **_inbox(store, me, directed=False))
     if text.strip() and not woken:
         records.record(store, here, "prompt", text, max_chars=records.PROMPT_CHARS)
-    return Result(me, updates=delivery.news(store, me), **_inbox(store, me, directed=False))
+    return told
 
 
 def checks_before(tool: ToolUse) -> bool:
@@ -333,6 +336,8 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
     recorded and warned about like any other command's; the command is recorded as failed."""
     here = _here(store, event)
     me = here.session
+    # What it is told is read first, and its items are written last (see prompt).
+    inbox = _inbox(store, me, directed=True)
     extra = _meta(event, failed)
     conflicts: tuple[PathConflict, ...] = ()
     overlaps: tuple[Overlap, ...] = ()
@@ -351,13 +356,7 @@ def after_tool(store: Store, event: Event, tool: ToolUse, *, failed: bool = Fals
             conflicts, overlaps = _after_edit(
                 store, here, tool._replace(paths=tuple(changed)), extra
             )
-    return Result(
-        me,
-        conflicts=conflicts,
-        overlaps=overlaps,
-        after=True,
-        **_inbox(store, me, directed=True),
-    )
+    return Result(me, conflicts=conflicts, overlaps=overlaps, after=True, **inbox)
 
 
 def _meta(event: Event, failed: bool = False) -> dict[str, Any]:
@@ -383,9 +382,9 @@ def _after_edit(
     forked = regions_mod.fork_bases(root, rel, here.lane)  # git before the transaction
     with store.transaction():
         found = claims_mod.declared_conflicts(store, here.session, rel, here.lane)
-        records.record_here_edit(store, here, rel, tool.name, extra)
         claims_mod.claim_edited(store, here.session, rel, here.lane, here.task_id)
         forecast = regions_mod.after_edit(store, here.session, here.lane, root, rel, forked)
+        records.record_here_edit(store, here, rel, tool.name, extra)
     return tuple(c for c in found if c.live), forecast.fresh
 
 

@@ -386,7 +386,9 @@ def in_process(event: str, agent: str, payload: dict) -> None:
 
 
 def recorded(store) -> list[tuple[str, str, str | None]]:
-    rows = store._all("SELECT kind, text, session_id FROM observations ORDER BY id")
+    """Each session's observations in order (a relay serves its sessions in turn: the
+    sessions' rows interleave differently from the order they were spooled in)."""
+    rows = store._all("SELECT kind, text, session_id FROM observations ORDER BY session_id, id")
     return [tuple(r) for r in rows]
 
 

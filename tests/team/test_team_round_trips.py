@@ -66,17 +66,44 @@ def spool_prompt(relay: TeamRelay, laptop: Machine, sid: str, text: str) -> dict
     )
 
 
-def test_events_spooled_together_are_applied_in_one_transaction_in_order(
+def spool_edit(relay: TeamRelay, laptop: Machine, sid: str, n: int) -> dict[str, Any]:
+    """An edit's PreToolUse: an event that writes no item into the lane's task."""
+    tool_input = {"file_path": str(laptop.clone / f"f{n}.py"), "old_string": "", "new_string": "x"}
+    payload = claude("pre-tool-use", sid, laptop.clone, tool_name="Edit", tool_input=tool_input)
+    return spool(
+        relay.outbox, f"{sid}-edit-{n}", "pre-tool-use", "claude", payload, pid=os.getpid()
+    )
+
+
+def test_events_spooled_together_are_applied_in_order_in_transactions_ending_with_an_item(
     relay: TeamRelay, laptop: Machine, pg_url: str
 ):
+    """Spooled rows are applied in batches; a batch ends with its first event that writes into
+    a task (locked until its commit: other machines' items wait for it)."""
     spool_session(relay, laptop, "s1")
-    for i in range(5):
+    relay.flush()
+    for i in range(3):
+        spool_edit(relay, laptop, "s1", i)
+    for i in range(3):
         spool_prompt(relay, laptop, "s1", f"p{i}")
+    xact_before = _xact_count(pg_url)
     relay.flush()
     found = prompts(pg_url)
-    assert [text for _, text, _ in found] == [f"p{i}" for i in range(5)]
-    assert len({xid for _, _, xid in found}) == 1
+    assert [text for _, text, _ in found] == [f"p{i}" for i in range(3)]
+    assert len({xid for _, _, xid in found}) == 3
+    # the three edits and the first prompt in one transaction, then one per prompt
+    assert _xact_count(pg_url) - xact_before == 3
     assert relay.outbox.counts()["pending"] == 0
+
+
+def _xact_count(url: str) -> int:
+    """Transactions that wrote an event's idempotency key (one per batch)."""
+    store = open_store(url)
+    try:
+        rows = store._all("SELECT COUNT(DISTINCT xmin::text) FROM hook_events")
+        return int(rows[0][0])
+    finally:
+        store.close()
 
 
 def test_an_event_the_core_refuses_does_not_take_its_batch_neighbours_down(
@@ -106,9 +133,12 @@ def test_a_batch_cut_off_mid_way_applies_none_of_its_events_and_each_once_later(
     relay: TeamRelay, laptop: Machine, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ):
     spool_session(relay, laptop, "s1")
-    spooled = [spool_prompt(relay, laptop, "s1", f"p{i}") for i in range(5)]
+    relay.flush()
+    spooled = [spool_edit(relay, laptop, "s1", i) for i in range(3)]
+    spooled += [spool_prompt(relay, laptop, "s1", f"p{i}") for i in range(2)]
     assert relay._connect() and relay.store is not None
     backend_pid = relay.store._one("SELECT pg_backend_pid()")[0]
+    keys_before = _xact_count(pg_url)
     applied = apply_mod.apply
     calls: list[str] = []
 
@@ -127,16 +157,17 @@ def test_a_batch_cut_off_mid_way_applies_none_of_its_events_and_each_once_later(
     monkeypatch.setattr(apply_mod, "apply", dies_after_three)
     relay.flush()
     assert len(calls) == 4 and relay.down
-    assert prompts(pg_url) == [] and relay.outbox.counts()["pending"] == 6
+    assert prompts(pg_url) == [] and relay.outbox.counts()["pending"] == 5
+    assert _xact_count(pg_url) == keys_before  # the three edits' keys were rolled back too
     monkeypatch.setattr(apply_mod, "apply", applied)
     wait_for(lambda: relay.flush() or relay.outbox.counts()["pending"] == 0, timeout=30)
-    assert [text for _, text, _ in prompts(pg_url)] == [f"p{i}" for i in range(5)]
+    assert [text for _, text, _ in prompts(pg_url)] == ["p0", "p1"]
     # The relay dies after committing, before forgetting the rows: applied again, they act
     # not once more (their idempotency keys were claimed in the batch's transaction).
     for i, request in enumerate(spooled):
-        relay.outbox.put(f"again-{i}", "user-prompt-submit", "claude", request, session_id="s1")
+        relay.outbox.put(f"again-{i}", request["event"], "claude", request, session_id="s1")
     relay.flush()
-    assert [text for _, text, _ in prompts(pg_url)] == [f"p{i}" for i in range(5)]
+    assert [text for _, text, _ in prompts(pg_url)] == ["p0", "p1"]
     assert relay.outbox.counts()["pending"] == 0
 
 
