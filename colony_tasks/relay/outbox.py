@@ -113,11 +113,13 @@ class Outbox:
         )
         return int(cursor.lastrowid or 0)
 
-    def pending(self, limit: int = 100, served: dict[str, int] | None = None) -> list[sqlite3.Row]:
+    def pending(
+        self, limit: int = 100, served: dict[str, float] | None = None
+    ) -> list[sqlite3.Row]:
         """The next ``limit`` rows to apply: each session's in the order they came, the
         sessions in turn — every session's oldest row, then every session's second, ... —
-        and, among the rows read, within a turn the session ``served`` last (the relay's count
-        when it last applied one of its rows) after the others: a session's oldest row waits
+        and, among the rows read, within a turn the session ``served`` last (when the relay
+        last applied one of its rows) after the others: a session's oldest row waits
         for at most one row of each other session, however many they spooled."""
         rows = self.conn.execute(
             "SELECT *, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY id) AS turn"

@@ -90,11 +90,9 @@ class TeamRelay(Relay):
         self._connecting = threading.Lock()  # the worker, a search and a wait may connect
         self.busy_since: float | None = None
         self.busy_limit = SLOW_EVENT
-        # session id (as spooled) → when one of its rows was last applied, in rows applied
-        # since the outbox was last empty: the outbox serves the sessions in turn
-        # (Outbox.pending)
-        self.turns: dict[str, int] = {}
-        self.rows_done = 0
+        # session id (as spooled) → when one of its rows was last applied (monotonic): the
+        # outbox serves the sessions in turn (Outbox.pending)
+        self.turns: dict[str, float] = {}
         self.worker = threading.Thread(target=self.work, name="relay-worker", daemon=True)
 
     def start(self) -> None:
@@ -134,7 +132,6 @@ class TeamRelay(Relay):
             rows = self.outbox.pending(BATCH_ROWS, self.turns)
             if not rows:
                 self.turns.clear()
-                self.rows_done = 0
                 # Applied rows are zeroed (secure_delete); fold the WAL too, so no delivered
                 # event lingers in it.
                 self.outbox.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -223,8 +220,7 @@ class TeamRelay(Relay):
     def _done(self, row: Any) -> None:
         """The row is applied (or dropped): off the outbox, its session's turn taken."""
         self.outbox.done(row["id"])
-        self.rows_done += 1
-        self.turns[row["session_id"]] = self.rows_done
+        self.turns[row["session_id"]] = time.monotonic()
 
     def _starting(self) -> None:
         """An event starts: hooks waiting for a row of the batch see it making progress."""
